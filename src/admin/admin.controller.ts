@@ -1,0 +1,43 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Clock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { version as VERSION } from '../../package.json';
+import { AdminOnly } from './admin-key.guard';
+
+class AdminStatusResponse {
+  @ApiProperty({ example: 'ok' })
+  status: 'ok';
+
+  @ApiProperty({ enum: ['local', 'dev', 'production'] })
+  app_env: string;
+
+  @ApiProperty({ example: '0.1.0' })
+  version: string;
+
+  @ApiProperty({ description: 'When this instance started (RFC 3339, UTC)' })
+  started_at: string;
+}
+
+
+@ApiTags('admin')
+@AdminOnly()
+@Controller('api/v1/admin')
+export class AdminController {
+  private readonly startedAt: Date;
+
+  constructor(
+    @InjectConfig() private readonly config: AppConfig,
+    clock: Clock,
+  ) {
+    this.startedAt = clock.now();
+  }
+
+  @Get('status')
+  @ApiOperation({ summary: 'Instance status for operators' })
+  @ApiOkResponse({ type: AdminStatusResponse })
+  status(): AdminStatusResponse {
+    return { status: 'ok', app_env: this.config.appEnv, version: VERSION, started_at: this.startedAt.toISOString() };
+  }
+}

@@ -1,0 +1,38 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { AdminModule } from './admin/admin.module';
+import { AuthModule } from './auth/auth.module';
+import { CommonModule } from './common/common.module';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
+import { createRootLogger } from './logging/root-logger';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { UsersModule } from './users/users.module';
+
+@Module({})
+export class AppModule {
+  /**
+   * The whole service for one validated configuration. The server and the
+   * end-to-end tests build it the same way.
+   */
+  static forRoot(config: AppConfig, logger: Logger = createRootLogger(config)): DynamicModule {
+    if (!config.jwt.secret) throw new Error('jwt.secret must be resolved before the application module starts');
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(logger),
+        CommonModule,
+        DatabaseModule,
+        UsersModule,
+        AuthModule,
+        RateLimitModule,
+        AdminModule,
+        HealthModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,51 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import type { Logger as PinoLogger } from 'pino';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { bodyParsers } from './common/http/body-parsers';
+import { setupSwagger } from './common/http/swagger';
+import { createValidationPipe } from './common/http/validation.pipe';
+import type { AppConfig } from './config/app-config';
+import { ROOT_LOGGER } from './logging/logging.module';
+import { createRequestLogger } from './logging/root-logger';
+import { RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
+
+/** Headers browsers may send and read across origins. */
+const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-Confirm-Withdraw',
+  'X-Firebase-AppCheck',
+  'X-Worker-Secret',
+  'X-Request-Id',
+];
+const CORS_EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id'];
+
+/**
+ * Installs the request pipeline in the order of the specification, outermost
+ * first: (request log), rate limit, auth-route rate limit, CORS, then body
+ * parsing; JWT parsing and the authentication check are route guards, and the
+ * HTTP cache an interceptor, inside routing. Called before `init()` by the server
+ * and by the end-to-end tests alike.
+ */
+export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.disable('x-powered-by');
+  app.useLogger(app.get(Logger));
+
+  app.use(createRequestLogger(app.get<PinoLogger>(ROOT_LOGGER)));
+  const rateLimits = app.get(RateLimitMiddleware);
+  app.use(rateLimits.general);
+  app.use(rateLimits.auth);
+  app.enableCors({
+    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+  for (const parser of bodyParsers()) app.use(parser);
+
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalPipes(createValidationPipe());
+  setupSwagger(app);
+}

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import { AppError } from '../common/errors/app-error';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { UsersService } from '../users/users.service';
+import { type ServiceTokenClaims, ServiceTokenService } from './service-token.service';
+
+/** What an authenticated request carries as `req.user`. */
+export interface AuthenticatedUser {
+  userId: number;
+}
+
+/**
+ * Reads the bearer token (passport-jwt checks the signature), then checks expiry
+ * against the service clock and that the user still exists: a withdrawn user's
+ * tokens stop working at once.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(
+    @InjectConfig() config: AppConfig,
+    private readonly tokens: ServiceTokenService,
+    private readonly users: UsersService,
+  ) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKey: config.jwt.secret!,
+      algorithms: ['HS256'],
+      // Expiry is checked in validate() against the injectable clock.
+      ignoreExpiration: true,
+    });
+  }
+
+  async validate(claims: Partial<ServiceTokenClaims>): Promise<AuthenticatedUser> {
+    const userId = this.tokens.userIdFromClaims(claims);
+    if (userId === null) throw new AppError('UNAUTHORIZED', 'The token has expired or is malformed');
+    if (!(await this.users.exists(userId))) throw new AppError('UNAUTHORIZED', 'The account of this token no longer exists');
+    return { userId };
+  }
+}

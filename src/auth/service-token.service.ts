@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { Clock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+
+/** Claims of the service JWT (HS256). */
+export interface ServiceTokenClaims {
+  /** The user id, as a decimal string. */
+  sub: string;
+  iat: number;
+  exp: number;
+}
+
+/**
+ * Issues and reads the service's own JWT. Expiry is judged against the injected
+ * clock rather than the library's wall clock, so tests can move time.
+ */
+@Injectable()
+export class ServiceTokenService {
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly clock: Clock,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  issue(userId: number): string {
+    const issuedAt = Math.floor(this.clock.nowMs() / 1000);
+    const claims: ServiceTokenClaims = {
+      sub: String(userId),
+      iat: issuedAt,
+      exp: issuedAt + Math.ceil(this.config.jwt.expirationMs / 1000),
+    };
+    return this.jwt.sign(claims);
+  }
+
+  /** The user id of a token whose signature is valid and which has not expired; else null. */
+  userIdOf(token: string): number | null {
+    try {
+      return this.userIdFromClaims(this.jwt.verify<ServiceTokenClaims>(token));
+    } catch {
+      return null;
+    }
+  }
+
+  /** The user id of already signature-checked claims, or null when expired or malformed. */
+  userIdFromClaims(claims: Partial<ServiceTokenClaims>): number | null {
+    if (typeof claims.exp !== 'number' || claims.exp * 1000 <= this.clock.nowMs()) return null;
+    if (typeof claims.sub !== 'string' || !/^[1-9]\d{0,9}$/.test(claims.sub)) return null;
+    return Number(claims.sub);
+  }
+}

@@ -1,0 +1,35 @@
+import { STATUS_CODES } from 'node:http';
+import { ApiProperty } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { ErrorCode } from './error-codes';
+import type { ErrorExtras } from './app-error';
+
+/** The error body of the runtime contract, for OpenAPI. */
+export class ErrorBody {
+  @ApiProperty({ example: 409 })
+  statusCode: number;
+
+  @ApiProperty({ example: 'Conflict' })
+  error: string;
+
+  @ApiProperty({ example: 'The analysis is not ready yet' })
+  message: string;
+
+  @ApiProperty({ example: 'NOT_READY' })
+  code: ErrorCode;
+}
+
+export function buildErrorBody(status: number, code: ErrorCode, message: string, extras: ErrorExtras = {}) {
+  return { ...extras, statusCode: status, error: STATUS_CODES[status] ?? 'Error', message, code };
+}
+
+/** Writes an error body directly, for middleware that answers before Nest routing. */
+export function sendError(
+  res: Response,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.status(status).set(headers).json(buildErrorBody(status, code, message));
+}

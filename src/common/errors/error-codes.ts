@@ -1,0 +1,55 @@
+import { HttpStatus } from '@nestjs/common';
+
+/**
+ * Every error code the API answers with, mapped to its HTTP status in this one place.
+ * Features add their codes here; the `satisfies` clause makes the compiler check the map.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: HttpStatus.BAD_REQUEST,
+  VALIDATION_FAILED: HttpStatus.BAD_REQUEST,
+  MALFORMED_JSON: HttpStatus.BAD_REQUEST,
+  WITHDRAW_NOT_CONFIRMED: HttpStatus.BAD_REQUEST,
+  UNAUTHORIZED: HttpStatus.UNAUTHORIZED,
+  IDENTITY_REJECTED: HttpStatus.UNAUTHORIZED,
+  FORBIDDEN: HttpStatus.FORBIDDEN,
+  NOT_FOUND: HttpStatus.NOT_FOUND,
+  METHOD_NOT_ALLOWED: HttpStatus.METHOD_NOT_ALLOWED,
+  CONFLICT: HttpStatus.CONFLICT,
+  PAYLOAD_TOO_LARGE: HttpStatus.PAYLOAD_TOO_LARGE,
+  UNSUPPORTED_MEDIA_TYPE: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+  RATE_LIMITED: HttpStatus.TOO_MANY_REQUESTS,
+  INTERNAL_ERROR: HttpStatus.INTERNAL_SERVER_ERROR,
+  PROVIDER_NOT_CONFIGURED: HttpStatus.SERVICE_UNAVAILABLE,
+  PROVIDER_UNAVAILABLE: HttpStatus.SERVICE_UNAVAILABLE,
+  SERVICE_UNAVAILABLE: HttpStatus.SERVICE_UNAVAILABLE,
+} as const satisfies Record<string, HttpStatus>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The code used when an error carries only an HTTP status (framework errors, 404 routes). */
+export function defaultCodeFor(status: number): ErrorCode {
+  switch (status) {
+    case HttpStatus.BAD_REQUEST:
+      return 'BAD_REQUEST';
+    case HttpStatus.UNAUTHORIZED:
+      return 'UNAUTHORIZED';
+    case HttpStatus.FORBIDDEN:
+      return 'FORBIDDEN';
+    case HttpStatus.NOT_FOUND:
+      return 'NOT_FOUND';
+    case HttpStatus.METHOD_NOT_ALLOWED:
+      return 'METHOD_NOT_ALLOWED';
+    case HttpStatus.CONFLICT:
+      return 'CONFLICT';
+    case HttpStatus.PAYLOAD_TOO_LARGE:
+      return 'PAYLOAD_TOO_LARGE';
+    case HttpStatus.UNSUPPORTED_MEDIA_TYPE:
+      return 'UNSUPPORTED_MEDIA_TYPE';
+    case HttpStatus.TOO_MANY_REQUESTS:
+      return 'RATE_LIMITED';
+    case HttpStatus.SERVICE_UNAVAILABLE:
+      return 'SERVICE_UNAVAILABLE';
+    default:
+      return status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST';
+  }
+}

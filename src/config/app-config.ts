@@ -1,0 +1,166 @@
+import * as path from 'node:path';
+import { EnvReader } from './env-reader';
+
+export const APP_ENVS = ['local', 'dev', 'production'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const AI_PROVIDERS = ['openai', 'anthropic', 'builtin'] as const;
+export type AiProvider = (typeof AI_PROVIDERS)[number];
+
+/** An OpenID Connect identity provider; it is enabled only when an audience is configured. */
+export interface OidcProviderConfig {
+  jwksUrl: string;
+  issuers: string[];
+  audience?: string;
+}
+
+/** The whole runtime configuration, read once from the environment at start. */
+export interface AppConfig {
+  port: number;
+  appEnv: AppEnv;
+  /** Unset means: start the embedded PostgreSQL kept in `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  jwt: {
+    /** Unset only in local/dev before `ensureLocalSecrets` generated one. */
+    secret?: string;
+    expirationMs: number;
+  };
+  adminKey?: string;
+  webSecret?: string;
+  deviceAttestation: 'enforce' | 'off';
+  trustedClientIpHeader?: string;
+  /** `'*'` allows any origin. */
+  corsOrigins: '*' | string[];
+  dart: { baseUrl: string; apiKey?: string };
+  idp1: { userinfoUrl: string };
+  idp2: OidcProviderConfig;
+  idp3: OidcProviderConfig;
+  ai: {
+    provider: AiProvider;
+    concurrency: number;
+    openai: { baseUrl: string; apiKey?: string; model: string };
+    anthropic: { baseUrl?: string; apiKey?: string; model: string };
+  };
+  jobs: {
+    disclosureMonitorAutoStart: boolean;
+    disclosureMonitorIntervalMs: number;
+    analysisSchedulerAutoStart: boolean;
+    stockSyncSchedulerEnabled: boolean;
+  };
+  firebaseServiceAccount?: string;
+  logLevel: LogLevel;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Validates the environment into an `AppConfig`. Pure: it reads nothing but `env`,
+ * so tests build configurations the same way the server does.
+ * Throws `ConfigError` naming every bad variable.
+ */
+export function loadConfig(env: Record<string, string | undefined>): AppConfig {
+  const read = new EnvReader(env);
+  const appEnv = read.oneOf('APP_ENV', APP_ENVS, 'local');
+  const production = appEnv === 'production';
+
+  const jwtSecret = read.optionalString('JWT_SECRET');
+  if (production && jwtSecret === undefined) {
+    read.fail('JWT_SECRET', 'set in production (a random string of at least 32 characters)');
+  } else if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    // The value itself is never echoed: it is a secret.
+    read.fail('JWT_SECRET', 'at least 32 characters long');
+  }
+
+  const corsRaw = read.string('CORS_ORIGINS', '*');
+  const corsOrigins = corsRaw === '*' ? '*' : parseOrigins(read, corsRaw);
+
+  const openaiKey = read.optionalString('OPENAI_API_KEY');
+  const anthropicKey = read.optionalString('ANTHROPIC_API_KEY');
+  const defaultAiProvider: AiProvider = openaiKey ? 'openai' : anthropicKey ? 'anthropic' : 'builtin';
+
+  const clientIpHeader = read.optionalString('TRUSTED_CLIENT_IP_HEADER');
+  if (clientIpHeader !== undefined && !/^[A-Za-z0-9-]+$/.test(clientIpHeader)) {
+    read.fail('TRUSTED_CLIENT_IP_HEADER', 'an HTTP header name such as X-Real-IP', clientIpHeader);
+  }
+
+  const config: AppConfig = {
+    port: read.integer('PORT', 3000, { min: 0, max: 65535 }),
+    appEnv,
+    databaseUrl: read.url('DATABASE_URL'),
+    dataDir: path.resolve(read.string('DATA_DIR', './.data')),
+    jwt: {
+      secret: jwtSecret,
+      expirationMs: read.integer('JWT_EXPIRATION_MS', 7 * DAY_MS, { min: 1000, max: 366 * DAY_MS }),
+    },
+    adminKey: read.optionalString('ADMIN_KEY'),
+    webSecret: read.optionalString('WEB_SECRET'),
+    deviceAttestation: read.oneOf('DEVICE_ATTESTATION', ['enforce', 'off'] as const, production ? 'enforce' : 'off'),
+    trustedClientIpHeader: clientIpHeader?.toLowerCase(),
+    corsOrigins,
+    dart: {
+      baseUrl: read.url('DART_API_BASE_URL', 'https://opendart.fss.or.kr/api'),
+      apiKey: read.optionalString('DART_API_KEY'),
+    },
+    idp1: { userinfoUrl: read.url('IDP1_USERINFO_URL', 'https://kapi.kakao.com/v2/user/me') },
+    idp2: {
+      jwksUrl: read.url('IDP2_JWKS_URL', 'https://appleid.apple.com/auth/keys'),
+      issuers: splitList(read.string('IDP2_ISSUER', 'https://appleid.apple.com')),
+      audience: read.optionalString('IDP2_AUDIENCE'),
+    },
+    idp3: {
+      jwksUrl: read.url('IDP3_JWKS_URL', 'https://www.googleapis.com/oauth2/v3/certs'),
+      // Google signs with either spelling of its issuer.
+      issuers: splitList(read.string('IDP3_ISSUER', 'https://accounts.google.com,accounts.google.com')),
+      audience: read.optionalString('IDP3_AUDIENCE'),
+    },
+    ai: {
+      provider: read.oneOf('AI_PROVIDER', AI_PROVIDERS, defaultAiProvider),
+      concurrency: read.integer('ANALYSIS_CONCURRENCY', 2, { min: 1, max: 64 }),
+      openai: {
+        baseUrl: read.url('OPENAI_BASE_URL', 'https://api.openai.com/v1'),
+        apiKey: openaiKey,
+        model: read.string('OPENAI_MODEL', 'gpt-4.1-mini'),
+      },
+      anthropic: {
+        baseUrl: read.url('ANTHROPIC_BASE_URL'),
+        apiKey: anthropicKey,
+        model: read.string('ANTHROPIC_MODEL', 'claude-haiku-4-5'),
+      },
+    },
+    jobs: {
+      disclosureMonitorAutoStart: read.boolean('DISCLOSURE_MONITOR_AUTO_START', production),
+      disclosureMonitorIntervalMs: read.integer('DISCLOSURE_MONITOR_INTERVAL_MS', 60_000, { min: 1000, max: DAY_MS }),
+      analysisSchedulerAutoStart: read.boolean('ANALYSIS_SCHEDULER_AUTO_START', production),
+      stockSyncSchedulerEnabled: read.boolean('STOCK_SYNC_SCHEDULER_ENABLED', production),
+    },
+    firebaseServiceAccount: read.optionalString('FIREBASE_SERVICE_ACCOUNT'),
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+  };
+
+  read.assertValid();
+  return config;
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function parseOrigins(read: EnvReader, value: string): string[] {
+  const origins = splitList(value);
+  for (const origin of origins) {
+    try {
+      const parsed = new URL(origin);
+      if (parsed.origin !== origin.replace(/\/$/, '')) throw new Error('not an origin');
+    } catch {
+      read.fail('CORS_ORIGINS', '* or a comma-separated list of origins such as https://example.com', origin);
+    }
+  }
+  return origins.map((origin) => origin.replace(/\/$/, ''));
+}

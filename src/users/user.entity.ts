@@ -1,0 +1,27 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+export const PREMIUM_TIERS = ['none', 'pro', 'max'] as const;
+export type PremiumTier = (typeof PREMIUM_TIERS)[number];
+
+/** A person using the service. Created at the first sign-in. */
+@Entity('users')
+export class UserEntity {
+  @PrimaryGeneratedColumn({ type: 'integer' })
+  id: number;
+
+  /** Only the subscription tier transitions write the four premium columns. */
+  @Column({ name: 'premium_tier', type: 'varchar', length: 8, default: 'none' })
+  premiumTier: PremiumTier;
+
+  @Column({ name: 'premium_until', type: 'timestamptz', nullable: true })
+  premiumUntil: Date | null;
+
+  @Column({ name: 'premium_platform', type: 'varchar', length: 16, nullable: true })
+  premiumPlatform: string | null;
+
+  @Column({ name: 'premium_tx_ref', type: 'varchar', length: 255, nullable: true })
+  premiumTxRef: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

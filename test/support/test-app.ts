@@ -1,0 +1,79 @@
+import type { Server } from 'node:http';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../../src/app.module';
+import { configureApp } from '../../src/app.setup';
+import { Clock } from '../../src/common/clock';
+import { type AppConfig, loadConfig } from '../../src/config/app-config';
+import { RATE_LIMIT_RULES, type RateLimitRules } from '../../src/rate-limit/rate-limit.middleware';
+import { FakeClock } from './fake-clock';
+import { createTestDatabase, type TestDatabase } from './test-database';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+/** Header the tests use to present themselves as different clients. */
+export const TEST_CLIENT_IP_HEADER = 'x-test-client-ip';
+
+export interface TestAppOptions {
+  /** Environment variables on top of the test defaults. */
+  env?: Record<string, string | undefined>;
+  /** Reuse a database (e.g. a second app on the same data); default: a fresh one. */
+  database?: TestDatabase;
+  /** Replace the specification's rate limits, for tests about something else. */
+  rateLimits?: RateLimitRules;
+}
+
+export interface TestApp {
+  app: NestExpressApplication;
+  http: Server;
+  clock: FakeClock;
+  config: AppConfig;
+  dataSource: DataSource;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** Rate limits high enough never to interfere with tests of other features. */
+export const RELAXED_RATE_LIMITS: RateLimitRules = {
+  general: { name: 'general', capacity: 1_000_000, refillPerSecond: 1_000_000 },
+  auth: { name: 'auth', capacity: 1_000_000, refillPerSecond: 1_000_000 },
+};
+
+/**
+ * Boots the real AppModule with the real request pipeline (configureApp) on its
+ * own database. Only the clock is replaced, so tests can move time.
+ */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const ownsDatabase = options.database === undefined;
+  const config = loadConfig({
+    APP_ENV: 'local',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    JWT_SECRET: TEST_JWT_SECRET,
+    TRUSTED_CLIENT_IP_HEADER: TEST_CLIENT_IP_HEADER,
+    DATA_DIR: '/nonexistent-test-data-dir',
+    DATABASE_URL: database.url,
+    ...options.env,
+  });
+  const clock = new FakeClock();
+  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
+    .overrideProvider(Clock)
+    .useValue(clock);
+  if (options.rateLimits) builder = builder.overrideProvider(RATE_LIMIT_RULES).useValue(options.rateLimits);
+  const moduleRef = await builder.compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
+  configureApp(app, config);
+  await app.init();
+  return {
+    app,
+    http: app.getHttpServer() as Server,
+    clock,
+    config,
+    dataSource: app.get(DataSource),
+    database,
+    close: async () => {
+      await app.close();
+      if (ownsDatabase) await database.drop();
+    },
+  };
+}
