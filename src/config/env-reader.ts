@@ -68,7 +68,8 @@ export class EnvReader {
       if (!['http:', 'https:', 'postgres:', 'postgresql:'].includes(parsed.protocol)) throw new Error('scheme');
       return value;
     } catch {
-      this.fail(name, 'an absolute http(s) or postgres URL', value);
+      // A URL may hold a password: never echo its credentials.
+      this.fail(name, 'an absolute http(s) or postgres URL', value.replace(/\/\/[^/@]*@/, '//***@'));
       return fallback;
     }
   }

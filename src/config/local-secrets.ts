@@ -11,10 +11,9 @@ import type { AppConfig } from './app-config';
 export function ensureLocalSecrets(config: AppConfig, log: (line: string) => void): AppConfig {
   if (config.jwt.secret) return config;
   const file = path.join(config.dataDir, 'jwt-secret');
-  let secret: string;
-  if (fs.existsSync(file)) {
-    secret = fs.readFileSync(file, 'utf8').trim();
-  } else {
+  let secret = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
+  // A missing, emptied or truncated file gets a fresh secret.
+  if (secret.length < 32) {
     fs.mkdirSync(config.dataDir, { recursive: true });
     secret = randomBytes(48).toString('base64url');
     fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
@@ -21,6 +22,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Replace the specification's rate limits, for tests about something else. */
   rateLimits?: RateLimitRules;
+  /** The root logger (default: built from the configuration, silent in tests). */
+  logger?: Logger;
 }
 
 export interface TestApp {
@@ -56,7 +59,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const clock = new FakeClock();
-  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
+  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, options.logger)] })
     .overrideProvider(Clock)
     .useValue(clock);
   if (options.rateLimits) builder = builder.overrideProvider(RATE_LIMIT_RULES).useValue(options.rateLimits);

@@ -1,0 +1,290 @@
+import * as path from 'node:path';
+import { loadConfig } from './app-config';
+import { ConfigError, EnvReader } from './env-reader';
+
+const SECRET = 'x'.repeat(32);
+
+/** Runs `loadConfig` and returns the ConfigError it throws; fails the test if it does not throw one. */
+function configErrorOf(env: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('loadConfig did not throw');
+}
+
+describe('loadConfig', () => {
+  describe('defaults with an empty environment', () => {
+    const config = loadConfig({});
+
+    it('listens on 3000 as a local environment', () => {
+      expect(config.port).toBe(3000);
+      expect(config.appEnv).toBe('local');
+      expect(config.logLevel).toBe('info');
+    });
+
+    it('issues tokens for 7 days and has no secret yet', () => {
+      expect(config.jwt.expirationMs).toBe(604_800_000);
+      expect(config.jwt.secret).toBeUndefined();
+    });
+
+    it('turns device attestation off and every job switch off', () => {
+      expect(config.deviceAttestation).toBe('off');
+      expect(config.jobs).toEqual({
+        disclosureMonitorAutoStart: false,
+        disclosureMonitorIntervalMs: 60_000,
+        analysisSchedulerAutoStart: false,
+        stockSyncSchedulerEnabled: false,
+      });
+    });
+
+    it('allows any CORS origin and trusts no client IP header', () => {
+      expect(config.corsOrigins).toBe('*');
+      expect(config.trustedClientIpHeader).toBeUndefined();
+    });
+
+    it('uses the builtin AI provider with a concurrency of 2', () => {
+      expect(config.ai.provider).toBe('builtin');
+      expect(config.ai.concurrency).toBe(2);
+    });
+
+    it('points DART at the public API and keeps data in ./.data (absolute)', () => {
+      expect(config.dart.baseUrl).toBe('https://opendart.fss.or.kr/api');
+      expect(config.dart.apiKey).toBeUndefined();
+      expect(config.databaseUrl).toBeUndefined();
+      expect(config.dataDir).toBe(path.resolve('./.data'));
+    });
+
+    it('accepts both spellings of the Google issuer by default', () => {
+      expect(config.idp3.issuers).toEqual(['https://accounts.google.com', 'accounts.google.com']);
+      expect(config.idp3.audience).toBeUndefined();
+    });
+  });
+
+  it('treats blank values as unset', () => {
+    const config = loadConfig({ PORT: '   ', APP_ENV: '' });
+    expect(config.port).toBe(3000);
+    expect(config.appEnv).toBe('local');
+  });
+
+  it('enforces device attestation and starts every job in production', () => {
+    const config = loadConfig({ APP_ENV: 'production', JWT_SECRET: SECRET });
+    expect(config.appEnv).toBe('production');
+    expect(config.deviceAttestation).toBe('enforce');
+    expect(config.jobs.disclosureMonitorAutoStart).toBe(true);
+    expect(config.jobs.analysisSchedulerAutoStart).toBe(true);
+    expect(config.jobs.stockSyncSchedulerEnabled).toBe(true);
+    expect(config.jwt.secret).toBe(SECRET);
+  });
+
+  it('keeps production defaults overridable', () => {
+    const config = loadConfig({
+      APP_ENV: 'production',
+      JWT_SECRET: SECRET,
+      DEVICE_ATTESTATION: 'off',
+      STOCK_SYNC_SCHEDULER_ENABLED: 'false',
+    });
+    expect(config.deviceAttestation).toBe('off');
+    expect(config.jobs.stockSyncSchedulerEnabled).toBe(false);
+    expect(config.jobs.disclosureMonitorAutoStart).toBe(true);
+  });
+
+  describe('AI provider default', () => {
+    it('is openai when OPENAI_API_KEY is set (even with an Anthropic key)', () => {
+      const config = loadConfig({ OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-a' });
+      expect(config.ai.provider).toBe('openai');
+      expect(config.ai.openai.apiKey).toBe('sk-o');
+    });
+
+    it('is anthropic when only ANTHROPIC_API_KEY is set', () => {
+      const config = loadConfig({ ANTHROPIC_API_KEY: 'sk-a' });
+      expect(config.ai.provider).toBe('anthropic');
+      expect(config.ai.anthropic.apiKey).toBe('sk-a');
+    });
+
+    it('follows an explicit AI_PROVIDER', () => {
+      expect(loadConfig({ OPENAI_API_KEY: 'sk-o', AI_PROVIDER: 'builtin' }).ai.provider).toBe('builtin');
+    });
+  });
+
+  it('reads explicit values', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      APP_ENV: 'dev',
+      LOG_LEVEL: 'debug',
+      ANALYSIS_CONCURRENCY: '5',
+      DISCLOSURE_MONITOR_INTERVAL_MS: '5000',
+      DART_API_BASE_URL: 'http://localhost:9000/api',
+      DATABASE_URL: 'postgres://u:p@db:5432/app',
+      DATA_DIR: '/tmp/briefing-data',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.appEnv).toBe('dev');
+    expect(config.logLevel).toBe('debug');
+    expect(config.ai.concurrency).toBe(5);
+    expect(config.jobs.disclosureMonitorIntervalMs).toBe(5000);
+    expect(config.dart.baseUrl).toBe('http://localhost:9000/api');
+    expect(config.databaseUrl).toBe('postgres://u:p@db:5432/app');
+    expect(config.dataDir).toBe('/tmp/briefing-data');
+  });
+
+  describe('booleans', () => {
+    it.each([
+      ['true', true],
+      ['TRUE', true],
+      ['1', true],
+      ['yes', true],
+      ['false', false],
+      ['0', false],
+      ['no', false],
+      ['No', false],
+    ])('%s reads as %s', (raw, expected) => {
+      // Outside production the default is false and inside it is true, so both directions are visible.
+      expect(loadConfig({ DISCLOSURE_MONITOR_AUTO_START: raw }).jobs.disclosureMonitorAutoStart).toBe(expected);
+      expect(
+        loadConfig({ APP_ENV: 'production', JWT_SECRET: SECRET, DISCLOSURE_MONITOR_AUTO_START: raw }).jobs
+          .disclosureMonitorAutoStart,
+      ).toBe(expected);
+    });
+
+    it('rejects anything else, saying what it accepts', () => {
+      const error = configErrorOf({ ANALYSIS_SCHEDULER_AUTO_START: 'sometimes' });
+      expect(error.problems).toEqual(['ANALYSIS_SCHEDULER_AUTO_START must be true or false (got "sometimes")']);
+    });
+  });
+
+  it('lower-cases TRUSTED_CLIENT_IP_HEADER', () => {
+    expect(loadConfig({ TRUSTED_CLIENT_IP_HEADER: 'X-Real-IP' }).trustedClientIpHeader).toBe('x-real-ip');
+  });
+
+  it('splits CORS_ORIGINS and drops trailing slashes', () => {
+    const config = loadConfig({ CORS_ORIGINS: 'https://a.example.com/, http://localhost:5173 ,,https://b.example.com' });
+    expect(config.corsOrigins).toEqual(['https://a.example.com', 'http://localhost:5173', 'https://b.example.com']);
+  });
+
+  it('splits issuer lists', () => {
+    const config = loadConfig({ IDP3_ISSUER: 'https://one.example , two.example', IDP3_AUDIENCE: 'client-id' });
+    expect(config.idp3.issuers).toEqual(['https://one.example', 'two.example']);
+    expect(config.idp3.audience).toBe('client-id');
+  });
+
+  describe('bad values', () => {
+    it.each<[string, Record<string, string>, RegExp]>([
+      ['PORT=abc', { PORT: 'abc' }, /^PORT must be an integer from 0 to 65535 \(got "abc"\)$/],
+      ['PORT out of range', { PORT: '70000' }, /^PORT must be an integer from 0 to 65535/],
+      ['APP_ENV=staging', { APP_ENV: 'staging' }, /^APP_ENV must be one of local, dev, production \(got "staging"\)$/],
+      [
+        'LOG_LEVEL=loud',
+        { LOG_LEVEL: 'loud' },
+        /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent \(got "loud"\)$/,
+      ],
+      [
+        'DEVICE_ATTESTATION=maybe',
+        { DEVICE_ATTESTATION: 'maybe' },
+        /^DEVICE_ATTESTATION must be one of enforce, off \(got "maybe"\)$/,
+      ],
+      [
+        'ANALYSIS_CONCURRENCY=0',
+        { ANALYSIS_CONCURRENCY: '0' },
+        /^ANALYSIS_CONCURRENCY must be an integer from 1 to 64 \(got "0"\)$/,
+      ],
+      [
+        'DART_API_BASE_URL=not-a-url',
+        { DART_API_BASE_URL: 'not-a-url' },
+        /^DART_API_BASE_URL must be an absolute http\(s\) or postgres URL \(got "not-a-url"\)$/,
+      ],
+      [
+        'DART_API_BASE_URL with another scheme',
+        { DART_API_BASE_URL: 'ftp://example.com/api' },
+        /^DART_API_BASE_URL must be an absolute http\(s\) or postgres URL/,
+      ],
+      [
+        'CORS_ORIGINS with a path',
+        { CORS_ORIGINS: 'https://ok.example.com,https://example.com/app' },
+        /^CORS_ORIGINS must be \* or a comma-separated list of origins .* \(got "https:\/\/example.com\/app"\)$/,
+      ],
+      [
+        'TRUSTED_CLIENT_IP_HEADER with a space',
+        { TRUSTED_CLIENT_IP_HEADER: 'X Real IP' },
+        /^TRUSTED_CLIENT_IP_HEADER must be an HTTP header name such as X-Real-IP \(got "X Real IP"\)$/,
+      ],
+    ])('%s throws a ConfigError naming the variable and what it accepts', (_label, env, expected) => {
+      const error = configErrorOf(env);
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toMatch(expected);
+      expect(error.message).toContain(error.problems[0]);
+      expect(error.name).toBe('ConfigError');
+    });
+
+    it('reports every bad variable in one error', () => {
+      const error = configErrorOf({
+        PORT: 'abc',
+        APP_ENV: 'staging',
+        LOG_LEVEL: 'loud',
+        ANALYSIS_CONCURRENCY: '0',
+      });
+      expect(error.problems).toHaveLength(4);
+      for (const name of ['PORT', 'APP_ENV', 'LOG_LEVEL', 'ANALYSIS_CONCURRENCY']) {
+        expect(error.problems.some((problem) => problem.startsWith(`${name} must be`))).toBe(true);
+        expect(error.message).toContain(`${name} must be`);
+      }
+      expect(error.message.startsWith('Invalid configuration:')).toBe(true);
+    });
+
+    it('never echoes the credentials of a bad URL', () => {
+      const error = configErrorOf({ DATABASE_URL: 'mysql://app:hunter2secret@db.internal/briefing' });
+      expect(error.problems[0]).toMatch(/^DATABASE_URL must be an absolute http\(s\) or postgres URL/);
+      expect(error.problems[0]).toContain('db.internal');
+      expect(error.message).not.toContain('hunter2secret');
+    });
+
+    it('shortens very long values it echoes', () => {
+      const error = configErrorOf({ LOG_LEVEL: 'z'.repeat(100) });
+      expect(error.problems[0]).toContain(`(got "${'z'.repeat(57)}...")`);
+      expect(error.problems[0]).not.toContain('z'.repeat(58));
+    });
+  });
+
+  describe('JWT_SECRET', () => {
+    it('is required in production', () => {
+      const error = configErrorOf({ APP_ENV: 'production' });
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toMatch(/^JWT_SECRET must be set in production/);
+    });
+
+    it('is optional outside production', () => {
+      expect(loadConfig({ APP_ENV: 'dev' }).jwt.secret).toBeUndefined();
+    });
+
+    it.each(['local', 'production'])('must be at least 32 characters (%s) and is never echoed', (appEnv) => {
+      const secret = 'short-but-secret-value-31-chars'; // 31 characters
+      expect(secret).toHaveLength(31);
+      const error = configErrorOf({ APP_ENV: appEnv, JWT_SECRET: secret });
+      expect(error.problems).toEqual(['JWT_SECRET must be at least 32 characters long']);
+      expect(error.message).not.toContain(secret);
+      expect(JSON.stringify(error.problems)).not.toContain(secret);
+    });
+
+    it('accepts exactly 32 characters', () => {
+      expect(loadConfig({ JWT_SECRET: SECRET }).jwt.secret).toBe(SECRET);
+    });
+  });
+});
+
+describe('EnvReader', () => {
+  it('collects nothing and does not throw when every value is good', () => {
+    const read = new EnvReader({ N: '7' });
+    expect(read.integer('N', 1, { min: 0, max: 10 })).toBe(7);
+    expect(() => read.assertValid()).not.toThrow();
+  });
+
+  it('returns the fallback for a bad value and reports it on assertValid', () => {
+    const read = new EnvReader({ N: '1.5', B: 'on', U: 'postgresql://db/app' });
+    expect(read.integer('N', 4, { min: 0, max: 10 })).toBe(4);
+    expect(read.boolean('B', false)).toBe(true);
+    expect(read.url('U')).toBe('postgresql://db/app');
+    expect(() => read.assertValid()).toThrow(ConfigError);
+  });
+});

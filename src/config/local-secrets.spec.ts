@@ -1,0 +1,82 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadConfig } from './app-config';
+import { ensureLocalSecrets } from './local-secrets';
+
+describe('ensureLocalSecrets', () => {
+  let tmp: string;
+
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'briefing-secrets-'));
+  });
+
+  afterEach(() => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('generates a secret into <dataDir>/jwt-secret with mode 0600 and logs one line', () => {
+    // A data directory that does not exist yet is created.
+    const dataDir = path.join(tmp, 'data');
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const log = jest.fn<void, [string]>();
+
+    const result = ensureLocalSecrets(config, log);
+
+    const file = path.join(dataDir, 'jwt-secret');
+    expect(fs.existsSync(file)).toBe(true);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(result.jwt.secret).toBeDefined();
+    expect(result.jwt.secret!.length).toBeGreaterThanOrEqual(32);
+    expect(fs.readFileSync(file, 'utf8').trim()).toBe(result.jwt.secret);
+    expect(log).toHaveBeenCalledTimes(1);
+    expect(log.mock.calls[0][0]).toContain(file);
+    expect(log.mock.calls[0][0]).not.toContain(result.jwt.secret!);
+    // The input configuration is not mutated; the rest is carried over.
+    expect(config.jwt.secret).toBeUndefined();
+    expect(result.jwt.expirationMs).toBe(config.jwt.expirationMs);
+    expect(result.port).toBe(config.port);
+  });
+
+  it('reuses the stored secret on the next call without logging again', () => {
+    const config = loadConfig({ DATA_DIR: tmp });
+    const first = ensureLocalSecrets(config, () => undefined);
+    const log = jest.fn();
+
+    const second = ensureLocalSecrets(config, log);
+
+    expect(second.jwt.secret).toBe(first.jwt.secret);
+    expect(log).not.toHaveBeenCalled();
+  });
+
+  it('generates a different secret for a different data directory', () => {
+    const other = path.join(tmp, 'other');
+    const a = ensureLocalSecrets(loadConfig({ DATA_DIR: tmp }), () => undefined);
+    const b = ensureLocalSecrets(loadConfig({ DATA_DIR: other }), () => undefined);
+    expect(a.jwt.secret).not.toBe(b.jwt.secret);
+  });
+
+  it('replaces an emptied or truncated secret file with a fresh secret', () => {
+    fs.writeFileSync(path.join(tmp, 'jwt-secret'), 'short\n');
+    const log = jest.fn();
+
+    const result = ensureLocalSecrets(loadConfig({ DATA_DIR: tmp }), log);
+
+    expect(result.jwt.secret!.length).toBeGreaterThanOrEqual(32);
+    expect(fs.readFileSync(path.join(tmp, 'jwt-secret'), 'utf8').trim()).toBe(result.jwt.secret);
+    expect(log).toHaveBeenCalledTimes(1);
+  });
+
+  it('leaves a configured secret untouched and writes nothing', () => {
+    const secret = 's'.repeat(40);
+    const config = loadConfig({ DATA_DIR: tmp, JWT_SECRET: secret });
+    const log = jest.fn();
+
+    const result = ensureLocalSecrets(config, log);
+
+    expect(result).toBe(config);
+    expect(result.jwt.secret).toBe(secret);
+    expect(fs.existsSync(path.join(tmp, 'jwt-secret'))).toBe(false);
+    expect(log).not.toHaveBeenCalled();
+  });
+});
