@@ -47,11 +47,9 @@ export class RateLimitMiddleware {
 
   /** The user of a valid bearer token, else the client IP. */
   private generalKey(req: Request): string {
-    const header = req.headers.authorization;
-    if (header?.startsWith('Bearer ')) {
-      const userId = this.tokens.userIdOf(header.slice('Bearer '.length).trim());
-      if (userId !== null) return `user:${userId}`;
-    }
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const userId = bearer === undefined ? null : this.tokens.userIdOf(bearer);
+    if (userId !== null) return `user:${userId}`;
     return `ip:${clientIpOf(req, this.config.trustedClientIpHeader)}`;
   }
 
