@@ -35,7 +35,19 @@ export interface AppConfig {
   trustedClientIpHeader?: string;
   /** `'*'` allows any origin. */
   corsOrigins: '*' | string[];
-  dart: { baseUrl: string; apiKey?: string };
+  dart: {
+    baseUrl: string;
+    apiKey?: string;
+    /** Never more requests than this in any 60-second window. */
+    requestsPerMinute: number;
+    /** Timeout of one upstream call. */
+    timeoutMs: number;
+    /** Attempts for statuses 020/800/900 and network failures, with exponential backoff from `retryBaseMs`. */
+    maxAttempts: number;
+    retryBaseMs: number;
+    /** Days a stored company record is served before it is fetched again. */
+    companyMaxAgeMs: number;
+  };
   idp1: { userinfoUrl: string };
   idp2: OidcProviderConfig;
   idp3: OidcProviderConfig;
@@ -104,6 +116,11 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     dart: {
       baseUrl: read.url('DART_API_BASE_URL', 'https://opendart.fss.or.kr/api'),
       apiKey: read.optionalString('DART_API_KEY'),
+      requestsPerMinute: read.integer('DART_REQUESTS_PER_MINUTE', 600, { min: 1, max: 1000 }),
+      timeoutMs: read.integer('DART_TIMEOUT_MS', 20_000, { min: 100, max: 300_000 }),
+      maxAttempts: read.integer('DART_MAX_ATTEMPTS', 4, { min: 1, max: 10 }),
+      retryBaseMs: read.integer('DART_RETRY_BASE_MS', 2_000, { min: 1, max: 600_000 }),
+      companyMaxAgeMs: read.integer('COMPANY_MAX_AGE_MS', 7 * DAY_MS, { min: 1000, max: 365 * DAY_MS }),
     },
     idp1: { userinfoUrl: read.url('IDP1_USERINFO_URL', 'https://kapi.kakao.com/v2/user/me') },
     idp2: {
