@@ -1,4 +1,5 @@
 import { UsersAndIdentities1763700000000 } from './1763700000000-users-and-identities';
+import { FilingsAndCompanies1763800000000 } from './1763800000000-filings-and-companies';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
-export const MIGRATIONS = [UsersAndIdentities1763700000000];
+export const MIGRATIONS = [UsersAndIdentities1763700000000, FilingsAndCompanies1763800000000];

@@ -1,15 +1,21 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ScheduleModule } from '@nestjs/schedule';
 import type { Logger } from 'pino';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
+import { HttpCacheModule } from './common/http-cache/http-cache.module';
+import { CompaniesModule } from './companies/companies.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { DisclosuresModule } from './disclosures/disclosures.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { createRootLogger } from './logging/root-logger';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { StocksModule } from './stocks/stocks.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -26,12 +32,18 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(logger),
         CommonModule,
+        EventEmitterModule.forRoot(),
+        ScheduleModule.forRoot(),
+        HttpCacheModule,
         DatabaseModule,
         UsersModule,
         AuthModule,
         RateLimitModule,
         AdminModule,
         HealthModule,
+        StocksModule,
+        DisclosuresModule,
+        CompaniesModule,
       ],
     };
   }

@@ -10,6 +10,7 @@ import { ConfigError } from './config/env-reader';
 import { ensureLocalSecrets } from './config/local-secrets';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './database/embedded-postgres';
 import { createRootLogger } from './logging/root-logger';
+import { type DartSandbox, startDartSandbox } from './sandbox/dart/dart-sandbox';
 
 async function bootstrap(): Promise<void> {
   let config: AppConfig;
@@ -32,6 +33,16 @@ async function bootstrap(): Promise<void> {
     log.warn(`DATABASE_URL is not set: using the embedded PostgreSQL in ${clusterDir} (${new URL(embedded.url).host})`);
   }
 
+  let sandbox: DartSandbox | undefined;
+  if (config.dart.sandbox) {
+    sandbox = await startDartSandbox({ companyCount: 115_000, newFilingEveryMs: 20_000 });
+    config = { ...config, dart: { ...config.dart, baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey } };
+    log.warn(
+      `DART_API_KEY is not set (APP_ENV=local): serving the bundled disclosure-system SANDBOX at ${sandbox.baseUrl} ` +
+        '(generated companies and filings; a new filing every 20 s)',
+    );
+  }
+
   let app: NestExpressApplication | undefined;
   let stopping = false;
   const shutdown = async (reason: string, code: number) => {
@@ -40,6 +51,7 @@ async function bootstrap(): Promise<void> {
     log.info(`${reason}: shutting down`);
     try {
       await app?.close();
+      await sandbox?.close();
       if (embedded) {
         await embedded.stop();
         log.info('embedded PostgreSQL stopped');

@@ -30,14 +30,30 @@ describe('loadConfig', () => {
       expect(config.jwt.secret).toBeUndefined();
     });
 
-    it('turns device attestation off and every job switch off', () => {
+    it('serves the disclosure sandbox and runs its monitor and analyses, but no daily sync', () => {
       expect(config.deviceAttestation).toBe('off');
+      expect(config.dart.sandbox).toBe(true);
+      expect(config.dart.requestsPerMinute).toBe(100_000);
       expect(config.jobs).toEqual({
-        disclosureMonitorAutoStart: false,
+        disclosureMonitorAutoStart: true,
         disclosureMonitorIntervalMs: 60_000,
-        analysisSchedulerAutoStart: false,
+        analysisSchedulerAutoStart: true,
         stockSyncSchedulerEnabled: false,
       });
+    });
+
+    it('turns every job switch off in local and dev with a real disclosure key', () => {
+      for (const env of [{ DART_API_KEY: 'k' }, { APP_ENV: 'dev' }]) {
+        const withKey = loadConfig(env);
+        expect(withKey.dart.sandbox).toBe(false);
+        expect(withKey.dart.requestsPerMinute).toBe(600);
+        expect(withKey.jobs).toEqual({
+          disclosureMonitorAutoStart: false,
+          disclosureMonitorIntervalMs: 60_000,
+          analysisSchedulerAutoStart: false,
+          stockSyncSchedulerEnabled: false,
+        });
+      }
     });
 
     it('allows any CORS origin and trusts no client IP header', () => {

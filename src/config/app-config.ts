@@ -38,6 +38,8 @@ export interface AppConfig {
   dart: {
     baseUrl: string;
     apiKey?: string;
+    /** APP_ENV=local without DART_API_KEY: the bundled sandbox serves the disclosure system. */
+    sandbox: boolean;
     /** Never more requests than this in any 60-second window. */
     requestsPerMinute: number;
     /** Timeout of one upstream call. */
@@ -94,6 +96,12 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const anthropicKey = read.optionalString('ANTHROPIC_API_KEY');
   const defaultAiProvider: AiProvider = openaiKey ? 'openai' : anthropicKey ? 'anthropic' : 'builtin';
 
+  const dartApiKey = read.optionalString('DART_API_KEY');
+  // Local development without a key runs against the bundled sandbox; the jobs that
+  // make it come alive default to on there, as in production.
+  const sandbox = appEnv === 'local' && dartApiKey === undefined;
+  const jobsDefault = production || sandbox;
+
   const clientIpHeader = read.optionalString('TRUSTED_CLIENT_IP_HEADER');
   if (clientIpHeader !== undefined && !/^[A-Za-z0-9-]+$/.test(clientIpHeader)) {
     read.fail('TRUSTED_CLIENT_IP_HEADER', 'an HTTP header name such as X-Real-IP', clientIpHeader);
@@ -115,8 +123,10 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     corsOrigins,
     dart: {
       baseUrl: read.url('DART_API_BASE_URL', 'https://opendart.fss.or.kr/api'),
-      apiKey: read.optionalString('DART_API_KEY'),
-      requestsPerMinute: read.integer('DART_REQUESTS_PER_MINUTE', 600, { min: 1, max: 1000 }),
+      apiKey: dartApiKey,
+      sandbox,
+      // The budget protects a real key; the sandbox is our own server.
+      requestsPerMinute: read.integer('DART_REQUESTS_PER_MINUTE', sandbox ? 100_000 : 600, { min: 1, max: 1_000_000 }),
       timeoutMs: read.integer('DART_TIMEOUT_MS', 20_000, { min: 100, max: 300_000 }),
       maxAttempts: read.integer('DART_MAX_ATTEMPTS', 4, { min: 1, max: 10 }),
       retryBaseMs: read.integer('DART_RETRY_BASE_MS', 2_000, { min: 1, max: 600_000 }),
@@ -149,9 +159,9 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       },
     },
     jobs: {
-      disclosureMonitorAutoStart: read.boolean('DISCLOSURE_MONITOR_AUTO_START', production),
+      disclosureMonitorAutoStart: read.boolean('DISCLOSURE_MONITOR_AUTO_START', jobsDefault),
       disclosureMonitorIntervalMs: read.integer('DISCLOSURE_MONITOR_INTERVAL_MS', 60_000, { min: 1000, max: DAY_MS }),
-      analysisSchedulerAutoStart: read.boolean('ANALYSIS_SCHEDULER_AUTO_START', production),
+      analysisSchedulerAutoStart: read.boolean('ANALYSIS_SCHEDULER_AUTO_START', jobsDefault),
       stockSyncSchedulerEnabled: read.boolean('STOCK_SYNC_SCHEDULER_ENABLED', production),
     },
     firebaseServiceAccount: read.optionalString('FIREBASE_SERVICE_ACCOUNT'),

@@ -1,5 +1,18 @@
+import { AnalysisEntity } from '../analysis/analysis.entity';
+import { CompanyEntity } from '../companies/company.entity';
+import { DisclosureEntity } from '../disclosures/disclosure.entity';
+import { CorpCodeEntity } from '../stocks/corp-code.entity';
+import { StockEntity } from '../stocks/stock.entity';
 import { UserIdentityEntity } from '../users/user-identity.entity';
 import { UserEntity } from '../users/user.entity';
 
 /** Every TypeORM entity of the service; features add theirs here. */
-export const ENTITIES = [UserEntity, UserIdentityEntity];
+export const ENTITIES = [
+  UserEntity,
+  UserIdentityEntity,
+  CorpCodeEntity,
+  StockEntity,
+  DisclosureEntity,
+  AnalysisEntity,
+  CompanyEntity,
+];

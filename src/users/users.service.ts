@@ -50,8 +50,12 @@ export class UsersService {
    * transaction. Returns false when the user was already gone.
    */
   async delete(userId: number): Promise<boolean> {
-    const deleted = await this.dataSource.query<unknown[]>('DELETE FROM users WHERE id = $1 RETURNING id', [userId]);
-    return deleted.length > 0;
+    // Counted through a CTE: TypeORM's raw DELETE result is not the row list.
+    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
+      'WITH deleted AS (DELETE FROM users WHERE id = $1 RETURNING 1) SELECT count(*)::int AS n FROM deleted',
+      [userId],
+    );
+    return n > 0;
   }
 
   private async findUserIdByIdentity(provider: IdentityProvider, subject: string): Promise<number | undefined> {

@@ -55,6 +55,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     JWT_SECRET: TEST_JWT_SECRET,
     TRUSTED_CLIENT_IP_HEADER: TEST_CLIENT_IP_HEADER,
     DATA_DIR: '/nonexistent-test-data-dir',
+    // Nothing reaches the real disclosure system: files that need it start the sandbox
+    // and override these two.
+    DART_API_KEY: 'test-dart-key',
+    DART_API_BASE_URL: 'http://127.0.0.1:9/api',
     DATABASE_URL: database.url,
     ...options.env,
   });

@@ -1,0 +1,85 @@
+import type { OnModuleDestroy } from '@nestjs/common';
+import { type Cache, createCache } from 'cache-manager';
+import { Keyv } from 'keyv';
+import { LRUCache } from 'lru-cache';
+import { type HttpCacheEntry, HttpCacheStore } from './http-cache-store';
+
+export interface MemoryLimits {
+  /** Most entries kept; the least recently used goes first. */
+  maxEntries: number;
+  /** Most characters of serialized entries kept in total (roughly bytes of JSON). */
+  maxChars: number;
+}
+
+/** Room for every company page and many search pages, in at most about 64 MB of JSON. */
+export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { maxEntries: 10_000, maxChars: 64 * 1024 * 1024 };
+
+/** Changes when `HttpCacheEntry` does, so a shared store never hands an old shape to new code. */
+const NAMESPACE = 'http-cache-v1';
+
+/**
+ * The Map-like store Keyv expects. Keyv passes a TTL in milliseconds as a third
+ * argument, which `LRUCache.set` would take for its options object.
+ */
+class KeyvLruAdapter {
+  constructor(private readonly lru: LRUCache<string, string>) {}
+
+  get(key: string): string | undefined {
+    return this.lru.get(key);
+  }
+
+  set(key: string, value: string, ttlMs?: number): boolean {
+    this.lru.set(key, value, ttlMs === undefined ? {} : { ttl: ttlMs });
+    return true;
+  }
+
+  delete(key: string): boolean {
+    return this.lru.delete(key);
+  }
+
+  clear(): void {
+    this.lru.clear();
+  }
+}
+
+/**
+ * cache-manager over a Keyv whose in-memory map is an LRU, so a flood of distinct
+ * URLs cannot exhaust memory. Keyv serializes entries to JSON strings, which is what
+ * the size bound counts; a Redis Keyv can take the LRU's place unchanged. Built by
+ * `HttpCacheModule`'s factory (its limits are not an injectable).
+ */
+export class CacheManagerHttpCacheStore extends HttpCacheStore implements OnModuleDestroy {
+  private readonly cache: Cache;
+
+  constructor(limits: MemoryLimits = DEFAULT_MEMORY_LIMITS) {
+    super();
+    const lru = new LRUCache<string, string>({
+      max: limits.maxEntries,
+      maxSize: limits.maxChars,
+      sizeCalculation: (serialized) => Math.max(1, serialized.length),
+    });
+    // Failures reach HttpCacheService, which logs them and answers without the cache.
+    const keyv = new Keyv({ store: new KeyvLruAdapter(lru), namespace: NAMESPACE, throwOnErrors: true });
+    this.cache = createCache({ stores: [keyv] });
+  }
+
+  async get(key: string): Promise<HttpCacheEntry | undefined> {
+    return (await this.cache.get<HttpCacheEntry>(key)) ?? undefined;
+  }
+
+  async set(key: string, entry: HttpCacheEntry, ttlMs: number): Promise<void> {
+    await this.cache.set(key, entry, ttlMs);
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.cache.del(key);
+  }
+
+  async clear(): Promise<void> {
+    await this.cache.clear();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.cache.disconnect();
+  }
+}

@@ -1,0 +1,10 @@
+export interface HttpCachePolicy {
+  /** How long a 2xx answer is served from the cache, and its `Cache-Control: max-age`. */
+  ttlSeconds: number;
+}
+
+/** Metadata key under which `@HttpCache` leaves the route's policy for the interceptor. */
+export const HTTP_CACHE_POLICY = Symbol('HTTP_CACHE_POLICY');
+
+/** Error answers (non-2xx) are kept this long, whatever the route's TTL. */
+export const FAILURE_TTL_SECONDS = 5;

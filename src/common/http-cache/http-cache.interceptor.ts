@@ -1,0 +1,45 @@
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { defer, lastValueFrom, type Observable } from 'rxjs';
+import { HTTP_CACHE_POLICY, type HttpCachePolicy } from './http-cache-policy';
+import { HttpCacheService } from './http-cache.service';
+
+/** `Cache-Control` of a cached route's answer; `null` max-age: an answer that was not cached. */
+export function cacheControlFor(maxAgeSeconds: number | null): string {
+  return maxAgeSeconds === null ? 'no-store' : `public, max-age=${maxAgeSeconds}`;
+}
+
+/**
+ * Bound by `@HttpCache` to the routes that opt in. As an interceptor it runs after
+ * the guards (JWT parsing, authentication checks) and wraps validation and the
+ * handler, as the pipeline of the specification orders. Only GET is cached.
+ */
+@Injectable()
+export class HttpCacheInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly cache: HttpCacheService,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const policy = this.reflector.getAllAndOverride<HttpCachePolicy | undefined>(HTTP_CACHE_POLICY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (policy === undefined || context.getType() !== 'http') return next.handle();
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
+    if (req.method !== 'GET') return next.handle();
+    const res = http.getResponse<Response>();
+
+    return defer(async () => {
+      const outcome = await this.cache.answer(req.originalUrl, policy, () =>
+        lastValueFrom(next.handle(), { defaultValue: undefined }),
+      );
+      res.setHeader('Cache-Control', cacheControlFor(outcome.maxAgeSeconds));
+      if (outcome.ok) return outcome.body;
+      throw outcome.error;
+    });
+  }
+}

@@ -1,0 +1,18 @@
+import { Global, Module } from '@nestjs/common';
+import { CommonModule } from '../common.module';
+import { CacheManagerHttpCacheStore } from './cache-manager-http-cache-store';
+import { HttpCacheStore } from './http-cache-store';
+import { HttpCacheService } from './http-cache.service';
+
+/**
+ * The HTTP cache of the public GET routes. Global, so any feature module can put
+ * `@HttpCache` on its routes; import it once, in the root module. The interceptor is
+ * not registered globally: `@HttpCache` binds it to exactly the routes that opt in.
+ */
+@Global()
+@Module({
+  imports: [CommonModule],
+  providers: [{ provide: HttpCacheStore, useFactory: () => new CacheManagerHttpCacheStore() }, HttpCacheService],
+  exports: [HttpCacheStore, HttpCacheService],
+})
+export class HttpCacheModule {}

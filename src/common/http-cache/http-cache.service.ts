@@ -1,0 +1,124 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../clock';
+import { httpCacheKey } from './http-cache-key';
+import { FAILURE_TTL_SECONDS, type HttpCachePolicy } from './http-cache-policy';
+import { type HttpCacheEntry, HttpCacheStore } from './http-cache-store';
+import { reviveFailure, toStoredFailure } from './stored-failure';
+
+/** What one request answers with, and for how long clients may reuse it (`null`: not at all). */
+export type HttpCacheOutcome =
+  | { ok: true; body: unknown; maxAgeSeconds: number }
+  | { ok: false; error: unknown; maxAgeSeconds: number | null };
+
+/** How one lookup-or-execution ended, shared by every request that joined it. */
+interface Settlement {
+  entry: HttpCacheEntry;
+  /** Set when this very execution threw: its joiners rethrow the original exception. */
+  thrown?: { error: unknown };
+}
+
+/**
+ * Answers cacheable GET requests from the store, or runs the handler once for all
+ * identical requests that arrive meanwhile. 2xx answers live for the route's TTL,
+ * error answers (`AppError`, `HttpException`) for `FAILURE_TTL_SECONDS`; unexpected
+ * faults are shared with the requests already waiting but never stored.
+ */
+@Injectable()
+export class HttpCacheService {
+  private readonly logger = new Logger('HttpCache');
+  /** Lookups and executions under way, by key. Each removes itself when it settles. */
+  private readonly inFlight = new Map<string, Promise<Settlement>>();
+
+  constructor(
+    private readonly store: HttpCacheStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** `url` is the request's original URL (path and query); `run` executes the handler. */
+  async answer(url: string, policy: HttpCachePolicy, run: () => Promise<unknown>): Promise<HttpCacheOutcome> {
+    let settlement: Settlement;
+    try {
+      settlement = await this.join(httpCacheKey(url), policy.ttlSeconds, run);
+    } catch (error) {
+      return { ok: false, error, maxAgeSeconds: null };
+    }
+    const { entry, thrown } = settlement;
+    if (entry.kind === 'success') {
+      // Everyone, the executing request included, gets the stored JSON: a hit can never differ from the miss.
+      return { ok: true, body: entry.body === null ? undefined : JSON.parse(entry.body), maxAgeSeconds: policy.ttlSeconds };
+    }
+    return { ok: false, error: thrown ? thrown.error : reviveFailure(entry.failure), maxAgeSeconds: FAILURE_TTL_SECONDS };
+  }
+
+  /** Forgets every cached answer. Executions under way still answer their waiters but store nothing. */
+  async clear(): Promise<void> {
+    this.inFlight.clear();
+    await this.store.clear();
+  }
+
+  /** Forgets the answer to one URL as clients send it, e.g. `/api/v1/companies/00126380`. */
+  async evict(url: string): Promise<void> {
+    const key = httpCacheKey(url);
+    this.inFlight.delete(key);
+    await this.store.delete(key);
+  }
+
+  private join(key: string, ttlSeconds: number, run: () => Promise<unknown>): Promise<Settlement> {
+    const current = this.inFlight.get(key);
+    if (current !== undefined) return current;
+    const isCurrent = () => this.inFlight.get(key) === flight;
+    const flight: Promise<Settlement> = this.lookupOrRun(key, ttlSeconds, run, isCurrent).finally(() => {
+      // Cleared on success and failure alike, so a failed execution is never joined later.
+      if (isCurrent()) this.inFlight.delete(key);
+    });
+    this.inFlight.set(key, flight);
+    return flight;
+  }
+
+  private async lookupOrRun(
+    key: string,
+    ttlSeconds: number,
+    run: () => Promise<unknown>,
+    isCurrent: () => boolean,
+  ): Promise<Settlement> {
+    const cached = await this.read(key);
+    if (cached !== undefined && cached.expiresAtMs > this.clock.nowMs()) return { entry: cached };
+
+    let entry: HttpCacheEntry;
+    let thrown: Settlement['thrown'];
+    try {
+      const result = await run();
+      entry = {
+        kind: 'success',
+        body: result === undefined ? null : (JSON.stringify(result) ?? null),
+        expiresAtMs: this.clock.nowMs() + ttlSeconds * 1000,
+      };
+    } catch (error) {
+      const failure = toStoredFailure(error);
+      if (failure === undefined) throw error;
+      entry = { kind: 'failure', failure, expiresAtMs: this.clock.nowMs() + FAILURE_TTL_SECONDS * 1000 };
+      thrown = { error };
+    }
+    // A clear() or evict() during the execution means its answer may already be outdated.
+    if (isCurrent()) await this.write(key, entry);
+    return { entry, thrown };
+  }
+
+  /** A store that cannot be read (a shared store being down) means a miss, not a failed request. */
+  private async read(key: string): Promise<HttpCacheEntry | undefined> {
+    try {
+      return await this.store.get(key);
+    } catch (error) {
+      this.logger.warn({ err: error, key }, 'HTTP cache read failed; answering without it');
+      return undefined;
+    }
+  }
+
+  private async write(key: string, entry: HttpCacheEntry): Promise<void> {
+    try {
+      await this.store.set(key, entry, entry.expiresAtMs - this.clock.nowMs());
+    } catch (error) {
+      this.logger.warn({ err: error, key }, 'HTTP cache write failed; the answer is not cached');
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { AppError } from '../common/errors/app-error';
+import { ErrorBody } from '../common/errors/error-body';
+import { HttpCache } from '../common/http-cache/http-cache.decorator';
+import { CompaniesService } from './companies.service';
+import { CompanyView } from './company.view';
+
+@ApiTags('companies')
+@Controller('api/v1/companies')
+export class CompaniesController {
+  constructor(private readonly companies: CompaniesService) {}
+
+  @Get(':corpCode')
+  @HttpCache({ ttlSeconds: 600 })
+  @ApiOperation({ summary: 'Basic data of a company, from the disclosure system' })
+  @ApiOkResponse({ type: CompanyView })
+  @ApiBadRequestResponse({ type: ErrorBody, description: 'corpCode is not 8 digits' })
+  @ApiNotFoundResponse({ type: ErrorBody, description: 'The disclosure system knows no such company' })
+  @ApiServiceUnavailableResponse({ type: ErrorBody, description: 'The disclosure system is unavailable and nothing is stored' })
+  find(@Param('corpCode') corpCode: string): Promise<CompanyView> {
+    if (!/^\d{8}$/.test(corpCode)) throw new AppError('VALIDATION_FAILED', 'corpCode must be 8 digits');
+    return this.companies.find(corpCode);
+  }
+}

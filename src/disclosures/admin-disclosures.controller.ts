@@ -1,0 +1,86 @@
+import { Controller, Get, HttpCode, HttpStatus, Logger, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiInternalServerErrorResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { AdminOnly } from '../admin/admin-key.guard';
+import { AppError } from '../common/errors/app-error';
+import { ErrorBody } from '../common/errors/error-body';
+import { DartClient } from '../upstream/dart/dart-client';
+import { DartError } from '../upstream/dart/dart.types';
+import { BackfillService } from './backfill.service';
+import { DisclosureIngestService, filingToView } from './disclosure-ingest.service';
+import {
+  BackfillQuery,
+  BackfillStartedResponse,
+  BackfillStatusResponse,
+  FetchDisclosuresQuery,
+  FetchDisclosuresResponse,
+} from './dto/admin-disclosures.dto';
+
+@ApiTags('admin')
+@AdminOnly()
+@Controller('api/v1/admin')
+export class AdminDisclosuresController {
+  private readonly logger = new Logger(AdminDisclosuresController.name);
+
+  constructor(
+    private readonly dart: DartClient,
+    private readonly ingest: DisclosureIngestService,
+    private readonly backfill: BackfillService,
+  ) {}
+
+  @Post('disclosures/fetch')
+  @ApiOperation({ summary: 'Fetch one page of filings from the disclosure system and store the new ones' })
+  @ApiCreatedResponse({ type: FetchDisclosuresResponse })
+  @ApiBadRequestResponse({ type: ErrorBody, description: 'A date is missing or invalid' })
+  @ApiInternalServerErrorResponse({ type: ErrorBody, description: 'The upstream call or the save failed' })
+  async fetch(@Query() query: FetchDisclosuresQuery): Promise<FetchDisclosuresResponse> {
+    let page;
+    try {
+      page = await this.dart.listPage({
+        bgnDe: query.beginDate,
+        endDe: query.endDate,
+        corpCode: query.corpCode,
+        // Without a company, the main board is what operators care about.
+        corpCls: query.corpCode ? undefined : 'Y',
+        pageNo: query.pageNo,
+        pageCount: query.pageCount,
+      });
+    } catch (error) {
+      const status = error instanceof DartError ? error.status : 'error';
+      this.logger.error(`admin fetch: disclosure system call failed (${status}): ${String(error)}`);
+      throw new AppError('UPSTREAM_FAILED', `The disclosure system call failed (${status})`);
+    }
+    let saved;
+    try {
+      saved = await this.ingest.saveNew(page.items, 'fetch');
+    } catch (error) {
+      this.logger.error(`admin fetch: saving failed: ${String(error)}`);
+      throw new AppError('UPSTREAM_FAILED', 'Saving the fetched filings failed');
+    }
+    return { fetched: page.items.length, saved: saved.length, disclosures: page.items.map(filingToView) };
+  }
+
+  @Post('backfill')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({ summary: 'Collect the filings of a date range in the background' })
+  @ApiAcceptedResponse({ type: BackfillStartedResponse })
+  @ApiBadRequestResponse({ type: ErrorBody, description: 'A date is missing or invalid, or a backfill is running' })
+  startBackfill(@Query() query: BackfillQuery): BackfillStartedResponse {
+    this.backfill.start(query.fromDate, query.toDate, query.delayMs);
+    return { message: 'Backfill started', fromDate: query.fromDate, toDate: query.toDate };
+  }
+
+  @Get('backfill/status')
+  @ApiOperation({ summary: 'Progress of the current or last backfill' })
+  @ApiOkResponse({ type: BackfillStatusResponse })
+  backfillStatus(): BackfillStatusResponse {
+    return this.backfill.status();
+  }
+}

@@ -1,0 +1,100 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import { kstDate } from '../common/korea-time';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { DartClient } from '../upstream/dart/dart-client';
+import { DartError, type DartFiling } from '../upstream/dart/dart.types';
+import { DisclosureIngestService } from './disclosure-ingest.service';
+
+export interface MonitorPollResult {
+  /** Filings read from upstream before reaching known ones. */
+  fetched: number;
+  saved: number;
+}
+
+/**
+ * Polls today's filings (Korea time) every DISCLOSURE_MONITOR_INTERVAL_MS. It pages
+ * newest first and stops at the first filing it already has, so a quiet minute
+ * costs one request. Polls never overlap. Two instances polling at once are
+ * harmless: the insert ignores filings that exist, and only inserted rows raise events.
+ */
+@Injectable()
+export class DisclosureMonitorService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(DisclosureMonitorService.name);
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private polling?: Promise<unknown>;
+
+  constructor(
+    @InjectConfig() private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    private readonly dart: DartClient,
+    private readonly ingest: DisclosureIngestService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.jobs.disclosureMonitorAutoStart) this.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stop();
+    await this.polling;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.logger.log(`disclosure monitor started: polling every ${this.config.jobs.disclosureMonitorIntervalMs} ms`);
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.running = false;
+    clearTimeout(this.timer);
+  }
+
+  /** One poll of today's filings. */
+  async pollOnce(): Promise<MonitorPollResult> {
+    const today = kstDate(this.clock.now());
+    const known = new Set(
+      (
+        await this.dataSource.query<{ rcept_no: string }[]>('SELECT rcept_no FROM disclosures WHERE rcept_dt = $1', [today])
+      ).map((row) => row.rcept_no),
+    );
+    const fresh: DartFiling[] = [];
+    for await (const filing of this.dart.listFilings(
+      { bgnDe: today, endDe: today },
+      { until: (candidate) => known.has(candidate.rcept_no) },
+    )) {
+      fresh.push(filing);
+    }
+    // Upstream lists newest first; store and announce oldest first.
+    const saved = await this.ingest.saveNew(fresh.reverse(), 'monitor');
+    if (saved.length > 0) this.logger.log(`monitor stored ${saved.length} new filing(s)`);
+    return { fetched: fresh.length, saved: saved.length };
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.polling = this.pollOnce()
+        .catch((error: unknown) => {
+          if (error instanceof DartError && error.kind === 'configuration') {
+            this.logger.error(`disclosure monitor: the disclosure system refuses our key (${error.status}): ${error.message}`);
+          } else {
+            this.logger.warn(`disclosure monitor poll failed: ${String(error)}`);
+          }
+        })
+        .finally(() => this.schedule(this.config.jobs.disclosureMonitorIntervalMs));
+    }, delayMs);
+    this.timer.unref();
+  }
+}

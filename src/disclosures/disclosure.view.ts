@@ -1,0 +1,54 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/** A filing as the API shows it (the specification's Disclosure resource). */
+export class DisclosureView {
+  @ApiProperty({ example: '20261121000123', description: '14 digits' })
+  rcept_no: string;
+
+  @ApiProperty({ example: '삼성전자', description: 'Company name at filing time' })
+  corp_name: string;
+
+  @ApiProperty({ example: '00126380' })
+  corp_code: string;
+
+  @ApiProperty({ example: '005930', description: 'Empty for unlisted filers' })
+  stock_code: string;
+
+  @ApiProperty({ example: '주요사항보고서(유상증자결정)' })
+  report_name: string;
+
+  @ApiProperty({ example: '20261121', description: 'YYYYMMDD' })
+  rcept_dt: string;
+
+  @ApiProperty({ example: '삼성전자' })
+  submitter: string;
+
+  @ApiPropertyOptional({ description: 'One-line AI summary; absent until the analysis completed' })
+  summary?: string;
+}
+
+/** Row shape of the reads below; `summary` is null without a completed analysis. */
+export interface DisclosureRow {
+  rcept_no: string;
+  corp_name: string;
+  corp_code: string;
+  stock_code: string;
+  report_name: string;
+  rcept_dt: string;
+  submitter: string;
+  summary: string | null;
+}
+
+export function toDisclosureView(row: DisclosureRow): DisclosureView {
+  const view: DisclosureView = {
+    rcept_no: row.rcept_no,
+    corp_name: row.corp_name,
+    corp_code: row.corp_code,
+    stock_code: row.stock_code,
+    report_name: row.report_name,
+    rcept_dt: row.rcept_dt,
+    submitter: row.submitter,
+  };
+  if (row.summary) view.summary = row.summary;
+  return view;
+}

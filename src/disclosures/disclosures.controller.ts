@@ -1,0 +1,63 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AppError } from '../common/errors/app-error';
+import { ErrorBody } from '../common/errors/error-body';
+import { HttpCache } from '../common/http-cache/http-cache.decorator';
+import { DisclosureView } from './disclosure.view';
+import { DisclosuresService } from './disclosures.service';
+import { clamp, LimitQuery, ListDisclosuresQuery } from './dto/list-disclosures.dto';
+
+@ApiTags('disclosures')
+@Controller('api/v1/disclosures')
+export class DisclosuresController {
+  constructor(private readonly disclosures: DisclosuresService) {}
+
+  @Get('recent')
+  @HttpCache({ ttlSeconds: 30 })
+  @ApiOperation({ summary: 'The newest filings (limit default 10, at most 50)' })
+  @ApiOkResponse({ type: [DisclosureView] })
+  recent(@Query() query: LimitQuery): Promise<DisclosureView[]> {
+    return this.disclosures.recent(clamp(query.limit, 10, 1, 50));
+  }
+
+  @Get(':rceptNo')
+  @HttpCache({ ttlSeconds: 300 })
+  @ApiOperation({ summary: 'One filing (metadata only)' })
+  @ApiOkResponse({ type: DisclosureView })
+  @ApiBadRequestResponse({ type: ErrorBody, description: 'rceptNo is not 14 digits' })
+  @ApiNotFoundResponse({ type: ErrorBody })
+  async findOne(@Param('rceptNo') rceptNo: string): Promise<DisclosureView> {
+    if (!/^\d{14}$/.test(rceptNo)) throw new AppError('VALIDATION_FAILED', 'rceptNo must be 14 digits');
+    const disclosure = await this.disclosures.findOne(rceptNo);
+    if (!disclosure) throw new AppError('NOT_FOUND', `No filing ${rceptNo}`);
+    return disclosure;
+  }
+
+  @Get()
+  @HttpCache({ ttlSeconds: 60 })
+  @ApiOperation({
+    summary: 'Filings by company, by date range, or with a summary',
+    description:
+      'One filter is required: `corpCode` (limit default 50, max 200), `beginDate`+`endDate` (limit default 50, max 200) ' +
+      'or `hasSummary=true` (limit default 20, max 20; combinable with `corpCode`). Newest first.',
+  })
+  @ApiOkResponse({ type: [DisclosureView] })
+  @ApiBadRequestResponse({ type: ErrorBody, description: 'No filter, or a bad value' })
+  list(@Query() query: ListDisclosuresQuery): Promise<DisclosureView[]> {
+    const withSummary = query.hasSummary === 'true';
+    const hasRange = query.beginDate !== undefined || query.endDate !== undefined;
+    if (hasRange && (query.beginDate === undefined || query.endDate === undefined)) {
+      throw new AppError('VALIDATION_FAILED', 'beginDate and endDate go together');
+    }
+    if (!withSummary && !hasRange && query.corpCode === undefined) {
+      throw new AppError('VALIDATION_FAILED', 'Give corpCode, beginDate and endDate, or hasSummary=true');
+    }
+    return this.disclosures.list({
+      corpCode: query.corpCode,
+      beginDate: query.beginDate,
+      endDate: query.endDate,
+      withSummary,
+      limit: withSummary ? clamp(query.limit, 20, 1, 20) : clamp(query.limit, 50, 1, 200),
+    });
+  }
+}

@@ -1,0 +1,104 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsDefined, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { IsNotBefore, IsYmdDate } from '../../common/validation/date-validators';
+import { DisclosureView } from '../disclosure.view';
+
+export class FetchDisclosuresQuery {
+  @ApiProperty({ example: '20261120', description: 'YYYYMMDD' })
+  @IsDefined({ message: 'beginDate is required' })
+  @IsYmdDate()
+  beginDate: string;
+
+  @ApiProperty({ example: '20261121', description: 'YYYYMMDD, not before beginDate' })
+  @IsDefined({ message: 'endDate is required' })
+  @IsYmdDate()
+  @IsNotBefore('beginDate')
+  endDate: string;
+
+  @ApiPropertyOptional({ example: '00126380', description: 'Without it, the main-board class is queried' })
+  @IsOptional()
+  @Matches(/^\d{8}$/, { message: 'corpCode must be 8 digits' })
+  corpCode?: string;
+
+  @ApiPropertyOptional({ default: 1, minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  pageNo: number = 1;
+
+  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  pageCount: number = 20;
+}
+
+export class FetchDisclosuresResponse {
+  @ApiProperty({ description: 'Filings in the upstream page' })
+  fetched: number;
+
+  @ApiProperty({ description: 'Of those, filings that were new and are now stored' })
+  saved: number;
+
+  @ApiProperty({ type: [DisclosureView] })
+  disclosures: DisclosureView[];
+}
+
+export class BackfillQuery {
+  @ApiProperty({ example: '20260801' })
+  @IsDefined({ message: 'fromDate is required' })
+  @IsYmdDate()
+  fromDate: string;
+
+  @ApiProperty({ example: '20261121' })
+  @IsDefined({ message: 'toDate is required' })
+  @IsYmdDate()
+  @IsNotBefore('fromDate')
+  toDate: string;
+
+  @ApiPropertyOptional({ default: 300, minimum: 0, maximum: 60000, description: 'Pause after each new filing, in ms' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  delayMs: number = 300;
+}
+
+export class BackfillStartedResponse {
+  @ApiProperty({ example: 'Backfill started' })
+  message: string;
+
+  @ApiProperty()
+  fromDate: string;
+
+  @ApiProperty()
+  toDate: string;
+}
+
+export class BackfillStatusResponse {
+  @ApiProperty({ enum: ['idle', 'running', 'completed', 'failed'] })
+  status: string;
+  @ApiProperty({ nullable: true, type: String })
+  fromDate: string | null;
+  @ApiProperty({ nullable: true, type: String })
+  toDate: string | null;
+  @ApiProperty()
+  total: number;
+  @ApiProperty()
+  processed: number;
+  @ApiProperty()
+  saved: number;
+  @ApiProperty()
+  failed: number;
+  @ApiProperty({ nullable: true, type: String })
+  started_at: string | null;
+  @ApiProperty({ nullable: true, type: String })
+  finished_at: string | null;
+  @ApiProperty({ nullable: true, type: String })
+  last_error: string | null;
+}

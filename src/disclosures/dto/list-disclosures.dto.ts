@@ -1,0 +1,40 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Matches } from 'class-validator';
+import { IsNotBefore, IsYmdDate } from '../../common/validation/date-validators';
+
+/** `limit` is an integer; values outside a route's range are clamped to it. */
+export class LimitQuery {
+  @ApiPropertyOptional({ description: 'Clamped to the route range' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be an integer' })
+  limit?: number;
+}
+
+export class ListDisclosuresQuery extends LimitQuery {
+  @ApiPropertyOptional({ example: '00126380' })
+  @IsOptional()
+  @Matches(/^\d{8}$/, { message: 'corpCode must be 8 digits' })
+  corpCode?: string;
+
+  @ApiPropertyOptional({ example: '20261101', description: 'YYYYMMDD; with endDate' })
+  @IsOptional()
+  @IsYmdDate()
+  beginDate?: string;
+
+  @ApiPropertyOptional({ example: '20261121', description: 'YYYYMMDD; with beginDate' })
+  @IsOptional()
+  @IsYmdDate()
+  @IsNotBefore('beginDate')
+  endDate?: string;
+
+  @ApiPropertyOptional({ enum: ['true', 'false'] })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'hasSummary must be true or false' })
+  hasSummary?: 'true' | 'false';
+}
+
+export function clamp(value: number | undefined, fallback: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value ?? fallback));
+}

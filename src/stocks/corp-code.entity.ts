@@ -1,0 +1,33 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** An entry of the disclosure system's corpCode.xml, listed or not. */
+@Entity('corp_codes')
+export class CorpCodeEntity {
+  @PrimaryColumn({ name: 'corp_code', type: 'char', length: 8 })
+  corpCode: string;
+
+  @Column({ name: 'corp_name', type: 'varchar', length: 255 })
+  corpName: string;
+
+  @Column({ name: 'corp_eng_name', type: 'varchar', length: 255 })
+  corpEngName: string;
+
+  @Column({ name: 'stock_code', type: 'varchar', length: 6, nullable: true })
+  stockCode: string | null;
+
+  @Column({ name: 'modify_date', type: 'char', length: 8 })
+  modifyDate: string;
+
+  /** The market company.json gave at the last lookup (Y, K, N or E). */
+  @Column({ name: 'corp_cls', type: 'char', length: 1, nullable: true })
+  corpCls: string | null;
+
+  @Column({ name: 'checked_at', type: 'timestamptz', nullable: true })
+  checkedAt: Date | null;
+
+  @Column({ name: 'first_seen_at', type: 'timestamptz' })
+  firstSeenAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,238 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import { AppError } from '../common/errors/app-error';
+import { DartClient } from '../upstream/dart/dart-client';
+import { type CorpCodeEntry, DartError } from '../upstream/dart/dart.types';
+import { StocksService } from './stocks.service';
+
+export type StockSyncMode = 'incremental' | 'bootstrap';
+
+export interface StockSyncStatus {
+  status: 'idle' | 'running' | 'completed' | 'failed';
+  mode: StockSyncMode | null;
+  total: number;
+  processed: number;
+  added: number;
+  updated: number;
+  removed: number;
+  failed: number;
+  started_at: string | null;
+  finished_at: string | null;
+  last_error: string | null;
+}
+
+/** corpCode.xml rows are written in batches of this size. */
+const REGISTRY_BATCH = 2000;
+/** company.json lookups in flight at once (the client's request budget still applies). */
+const LOOKUP_CONCURRENCY = 8;
+
+/**
+ * Keeps the stock master true to the disclosure system. corpCode.xml gives every
+ * company (about 115,000) and its stock code, but not its market, so each
+ * candidate with a stock code is looked up in company.json: Y and K are stored,
+ * anything else (third board, delisted, unlisted) is not.
+ * - incremental: only stock-coded companies never looked up before (new corp codes,
+ *   and companies that gained a stock code) are looked up and added;
+ * - bootstrap: every stock-coded company is looked up; renamed, moved and
+ *   no-longer-listed companies are updated or removed.
+ */
+@Injectable()
+export class StockSyncService implements OnApplicationShutdown {
+  private readonly logger = new Logger(StockSyncService.name);
+  private state: StockSyncStatus = {
+    status: 'idle',
+    mode: null,
+    total: 0,
+    processed: 0,
+    added: 0,
+    updated: 0,
+    removed: 0,
+    failed: 0,
+    started_at: null,
+    finished_at: null,
+    last_error: null,
+  };
+  private run?: Promise<void>;
+  private cancelled = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly dart: DartClient,
+    private readonly clock: Clock,
+    private readonly stocks: StocksService,
+  ) {}
+
+  status(): StockSyncStatus {
+    return { ...this.state };
+  }
+
+  /** Starts a sync in the background; refuses while one runs. Resolves when it is started. */
+  start(mode: StockSyncMode): void {
+    if (this.state.status === 'running') {
+      throw new AppError('STOCK_SYNC_RUNNING', `A ${this.state.mode} stock sync is already running`);
+    }
+    this.state = {
+      status: 'running',
+      mode,
+      total: 0,
+      processed: 0,
+      added: 0,
+      updated: 0,
+      removed: 0,
+      failed: 0,
+      started_at: this.clock.now().toISOString(),
+      finished_at: null,
+      last_error: null,
+    };
+    this.cancelled = false;
+    this.run = this.synchronise(mode);
+  }
+
+  /** Resolves when the current sync (if any) has finished. */
+  async settled(): Promise<void> {
+    await this.run;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.cancelled = true;
+    await this.run;
+  }
+
+  private async synchronise(mode: StockSyncMode): Promise<void> {
+    this.logger.log(`stock sync (${mode}) started`);
+    try {
+      const stockCoded = await this.refreshRegistry();
+      const checked = mode === 'bootstrap' ? new Set<string>() : await this.checkedCorpCodes();
+      const candidates = [...stockCoded.values()].filter((entry) => !checked.has(entry.corpCode));
+      this.state.total = candidates.length;
+      await this.lookUpAll(candidates, mode);
+      if (mode === 'bootstrap') await this.removeVanished(new Set(stockCoded.keys()));
+      this.finish('completed');
+    } catch (error) {
+      this.state.last_error =
+        error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error);
+      this.logger.error(`stock sync (${mode}) failed: ${this.state.last_error}`);
+      this.finish('failed');
+    } finally {
+      this.stocks.clearSearchCache();
+    }
+  }
+
+  /** Streams corpCode.xml into `corp_codes`; returns the entries that carry a stock code. */
+  private async refreshRegistry(): Promise<Map<string, CorpCodeEntry>> {
+    const stockCoded = new Map<string, CorpCodeEntry>();
+    let batch: CorpCodeEntry[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      await this.dataSource.query(
+        `INSERT INTO corp_codes AS c (corp_code, corp_name, corp_eng_name, stock_code, modify_date)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+         ON CONFLICT (corp_code) DO UPDATE SET
+           corp_name = EXCLUDED.corp_name, corp_eng_name = EXCLUDED.corp_eng_name,
+           stock_code = EXCLUDED.stock_code, modify_date = EXCLUDED.modify_date, updated_at = now()
+         WHERE (c.corp_name, c.corp_eng_name, c.stock_code, c.modify_date)
+           IS DISTINCT FROM (EXCLUDED.corp_name, EXCLUDED.corp_eng_name, EXCLUDED.stock_code, EXCLUDED.modify_date)`,
+        [
+          batch.map((entry) => entry.corpCode),
+          batch.map((entry) => entry.corpName.slice(0, 255)),
+          batch.map((entry) => entry.corpEngName.slice(0, 255)),
+          batch.map((entry) => entry.stockCode),
+          batch.map((entry) => entry.modifyDate.slice(0, 8)),
+        ],
+      );
+      batch = [];
+    };
+
+    const seen = new Set<string>();
+    for await (const entry of this.dart.corpCodes()) {
+      if (this.cancelled) throw new Error('stopped by shutdown');
+      if (!/^\d{8}$/.test(entry.corpCode) || seen.has(entry.corpCode)) continue;
+      seen.add(entry.corpCode);
+      if (entry.stockCode !== null) stockCoded.set(entry.corpCode, entry);
+      batch.push(entry);
+      if (batch.length >= REGISTRY_BATCH) await flush();
+    }
+    await flush();
+    return stockCoded;
+  }
+
+  private async checkedCorpCodes(): Promise<Set<string>> {
+    const rows = await this.dataSource.query<{ corp_code: string }[]>(
+      'SELECT corp_code FROM corp_codes WHERE checked_at IS NOT NULL AND stock_code IS NOT NULL',
+    );
+    return new Set(rows.map((row) => row.corp_code));
+  }
+
+  private async lookUpAll(candidates: CorpCodeEntry[], mode: StockSyncMode): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < candidates.length) {
+        if (this.cancelled) throw new Error('stopped by shutdown');
+        const entry = candidates[next++];
+        await this.lookUp(entry, mode);
+        this.state.processed += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LOOKUP_CONCURRENCY, candidates.length) }, worker));
+  }
+
+  /** One company: stored when on the Y or K board, otherwise removed (bootstrap) or skipped. */
+  private async lookUp(entry: CorpCodeEntry, mode: StockSyncMode): Promise<void> {
+    let market: string | undefined;
+    try {
+      market = (await this.dart.company(entry.corpCode))?.corp_cls;
+    } catch (error) {
+      // A dead key stops the whole job; a company that keeps failing is skipped and reported.
+      if (error instanceof DartError && error.kind === 'configuration') throw error;
+      this.state.failed += 1;
+      this.state.last_error = `company ${entry.corpCode}: ${String(error)}`;
+      return;
+    }
+    await this.dataSource.query('UPDATE corp_codes SET corp_cls = $2, checked_at = now() WHERE corp_code = $1', [
+      entry.corpCode,
+      market?.slice(0, 1) ?? null,
+    ]);
+    if (market === 'Y' || market === 'K') {
+      const [row] = await this.dataSource.query<{ inserted: boolean }[]>(
+        `INSERT INTO stocks AS s (corp_code, corp_name, stock_code, market_type) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (corp_code) DO UPDATE SET
+           corp_name = EXCLUDED.corp_name, stock_code = EXCLUDED.stock_code,
+           market_type = EXCLUDED.market_type, updated_at = now()
+         WHERE $5 AND (s.corp_name, s.stock_code, s.market_type)
+           IS DISTINCT FROM (EXCLUDED.corp_name, EXCLUDED.stock_code, EXCLUDED.market_type)
+         RETURNING (xmax = 0) AS inserted`,
+        [entry.corpCode, entry.corpName.slice(0, 255), entry.stockCode, market, mode === 'bootstrap'],
+      );
+      if (row?.inserted) this.state.added += 1;
+      else if (row) this.state.updated += 1;
+    } else if (mode === 'bootstrap') {
+      this.state.removed += await this.countDeleted('DELETE FROM stocks WHERE corp_code = $1 RETURNING 1', [entry.corpCode]);
+    }
+  }
+
+  /** Bootstrap only: stocks whose company no longer carries a stock code, or left the file. */
+  private async removeVanished(stockCoded: Set<string>): Promise<void> {
+    this.state.removed += await this.countDeleted(
+      'DELETE FROM stocks WHERE NOT (corp_code = ANY($1::text[])) RETURNING 1',
+      [[...stockCoded]],
+    );
+  }
+
+  /** Rows removed by a `DELETE … RETURNING 1` (TypeORM's raw DELETE result is not the row list). */
+  private async countDeleted(deleteStatement: string, params: unknown[]): Promise<number> {
+    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
+      `WITH deleted AS (${deleteStatement}) SELECT count(*)::int AS n FROM deleted`,
+      params,
+    );
+    return n;
+  }
+
+  private finish(status: 'completed' | 'failed'): void {
+    this.state.status = status;
+    this.state.finished_at = this.clock.now().toISOString();
+    const { added, updated, removed, failed } = this.state;
+    this.logger.log(`stock sync ${status}: ${added} added, ${updated} updated, ${removed} removed, ${failed} skipped`);
+  }
+}

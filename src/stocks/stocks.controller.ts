@@ -1,0 +1,29 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { HttpCache } from '../common/http-cache/http-cache.decorator';
+import { clamp, LimitQuery } from '../disclosures/dto/list-disclosures.dto';
+import { SearchStocksQuery } from './dto/stocks.dto';
+import { ActiveStockView, StockView } from './stock.view';
+import { StocksService } from './stocks.service';
+
+@ApiTags('stocks')
+@Controller('api/v1/stocks')
+export class StocksController {
+  constructor(private readonly stocks: StocksService) {}
+
+  @Get('search')
+  @HttpCache({ ttlSeconds: 60 })
+  @ApiOperation({ summary: 'Listed companies by part of the name (any case) or exact stock code; at most 20, by name' })
+  @ApiOkResponse({ type: [StockView] })
+  search(@Query() query: SearchStocksQuery): Promise<StockView[]> {
+    return this.stocks.search(query.query ?? '');
+  }
+
+  @Get('active')
+  @HttpCache({ ttlSeconds: 300 })
+  @ApiOperation({ summary: 'Companies with a summarised filing today (Korea time), newest first; limit 1..20, default 8' })
+  @ApiOkResponse({ type: [ActiveStockView] })
+  active(@Query() query: LimitQuery): Promise<ActiveStockView[]> {
+    return this.stocks.active(clamp(query.limit, 8, 1, 20));
+  }
+}

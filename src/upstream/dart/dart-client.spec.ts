@@ -1,0 +1,425 @@
+import { createServer } from 'node:net';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { type DartSandbox, startDartSandbox } from '../../sandbox/dart/dart-sandbox';
+import { DartClient, type DartClientConfig, type DartClientOptions } from './dart-client';
+import { type CorpCodeEntry, DartError, type DartFiling } from './dart.types';
+
+const TODAY = new Date('2026-03-10T03:00:00Z'); // Tuesday 12:00 in Korea
+
+/** Collects the client's warnings, so tests can read them (and check the key never appears). */
+class CapturedLog {
+  readonly warnings: string[] = [];
+  warn(message: unknown): void {
+    this.warnings.push(String(message));
+  }
+}
+
+function clientFor(
+  sandbox: DartSandbox,
+  config: Partial<DartClientConfig> = {},
+  options: DartClientOptions = {},
+): { client: DartClient; log: CapturedLog } {
+  const log = new CapturedLog();
+  const client = new DartClient(
+    {
+      baseUrl: sandbox.baseUrl,
+      apiKey: sandbox.apiKey,
+      requestsPerMinute: 1000,
+      timeoutMs: 5_000,
+      maxAttempts: 4,
+      retryBaseMs: 1,
+      ...config,
+    },
+    { logger: log, ...options },
+  );
+  return { client, log };
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<DartError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DartError) return error;
+    throw error;
+  }
+  throw new Error('expected a DartError');
+}
+
+describe('DartClient against the sandbox', () => {
+  describe('list.json', () => {
+    let sandbox: DartSandbox;
+    let published: DartFiling[];
+
+    beforeAll(async () => {
+      // No generated filings: exactly the 250 the test publishes today.
+      sandbox = await startDartSandbox({ seed: 7, companyCount: 300, filingsPerBusinessDay: 0, now: () => TODAY, apiKey: 'list-key' });
+      for (let i = 0; i < 250; i++) sandbox.control.publishFiling();
+      published = [...sandbox.control.filings()];
+    });
+    afterAll(() => sandbox.close());
+    beforeEach(() => sandbox.control.clearRequests());
+
+    it('maps the query to the upstream parameters and the answer to a page', async () => {
+      const { client } = clientFor(sandbox);
+      const company = published[0].corp_code;
+      const page = await client.listPage({ corpCode: company, bgnDe: '20260101', endDe: '20260310', corpCls: published[0].corp_cls, lastReprtAt: 'N', pageNo: 1, pageCount: 5 });
+
+      expect(sandbox.control.requests[0].query).toEqual({
+        crtfc_key: 'list-key',
+        corp_code: company,
+        bgn_de: '20260101',
+        end_de: '20260310',
+        corp_cls: published[0].corp_cls,
+        last_reprt_at: 'N',
+        page_no: '1',
+        page_count: '5',
+      });
+      const ofCompany = published.filter((filing) => filing.corp_code === company);
+      expect(page).toEqual({
+        pageNo: 1,
+        pageCount: 5,
+        totalCount: ofCompany.length,
+        totalPage: Math.ceil(ofCompany.length / 5),
+        items: ofCompany.slice(0, 5),
+      });
+    });
+
+    it('pages through 250 filings 100 at a time: 3 requests, every row once, newest first', async () => {
+      const { client } = clientFor(sandbox);
+      const rows = await collect(client.listFilings({}));
+
+      expect(rows).toEqual(published);
+      expect(new Set(rows.map((row) => row.rcept_no)).size).toBe(250);
+      const pages = sandbox.control.requests.map((request) => [request.query.page_no, request.query.page_count]);
+      expect(pages).toEqual([
+        ['1', '100'],
+        ['2', '100'],
+        ['3', '100'],
+      ]);
+    });
+
+    it('stops at the first filing `until` accepts, without yielding it or fetching further pages', async () => {
+      const { client } = clientFor(sandbox);
+      const known = published[149].rcept_no;
+      const rows = await collect(client.listFilings({}, { until: (filing) => filing.rcept_no === known }));
+
+      expect(rows).toEqual(published.slice(0, 149));
+      expect(sandbox.control.requests).toHaveLength(2);
+
+      sandbox.control.clearRequests();
+      const firstPageOnly = await collect(client.listFilings({}, { until: (filing) => filing.rcept_no === published[10].rcept_no }));
+      expect(firstPageOnly).toHaveLength(10);
+      expect(sandbox.control.requests).toHaveLength(1);
+    });
+
+    it('does not repeat a row that a filing published between two pages pushed onto the next page', async () => {
+      const { client } = clientFor(sandbox);
+      const seen: DartFiling[] = [];
+      let fresh: DartFiling | undefined;
+      for await (const filing of client.listFilings({})) {
+        seen.push(filing);
+        // Published while the consumer is on page 1: every older row moves one place down.
+        if (seen.length === 1) fresh = sandbox.control.publishFiling();
+      }
+      expect(seen.map((row) => row.rcept_no)).toEqual(published.map((row) => row.rcept_no));
+      expect(seen.some((row) => row.rcept_no === fresh!.rcept_no)).toBe(false);
+      published = [...sandbox.control.filings()];
+    });
+
+    it('treats 013 (no data) as an empty page and an empty listing', async () => {
+      const { client } = clientFor(sandbox);
+      await expect(client.listPage({ bgnDe: '20260201', endDe: '20260228', pageNo: 2, pageCount: 50 })).resolves.toEqual({
+        pageNo: 2,
+        pageCount: 50,
+        totalCount: 0,
+        totalPage: 0,
+        items: [],
+      });
+      expect(await collect(client.listFilings({ bgnDe: '20260201', endDe: '20260228' }))).toEqual([]);
+      expect(sandbox.control.requests).toHaveLength(2);
+    });
+
+    it('turns the 3-month rule (status 100) into a request error without retrying', async () => {
+      const { client } = clientFor(sandbox);
+      const error = await failureOf(client.listPage({ bgnDe: '20251101', endDe: '20260310' }));
+      expect(error.kind).toBe('request');
+      expect(error.status).toBe('100');
+      expect(sandbox.control.requests).toHaveLength(1);
+
+      // With a company any range is allowed.
+      const page = await client.listPage({ corpCode: published[0].corp_code, bgnDe: '20250101', endDe: '20260310' });
+      expect(page.totalCount).toBeGreaterThan(0);
+    });
+  });
+
+  describe('errors and retries', () => {
+    let sandbox: DartSandbox;
+    beforeAll(async () => {
+      sandbox = await startDartSandbox({ seed: 3, companyCount: 300, filingsPerBusinessDay: 5, now: () => TODAY });
+    });
+    afterAll(() => sandbox.close());
+    beforeEach(() => {
+      sandbox.control.clearRequests();
+      sandbox.control.setKeyStatus(null);
+    });
+
+    it('retries 020 with backoff and succeeds, warning with status and attempt but never the key', async () => {
+      sandbox.control.failNext(2, '020');
+      const { client, log } = clientFor(sandbox, { retryBaseMs: 20 });
+      const started = Date.now();
+      const page = await client.listPage({});
+
+      expect(page.items.length).toBeGreaterThan(0);
+      expect(sandbox.control.requests).toHaveLength(3);
+      // 20 ms then 40 ms, each with at most 20 % jitter.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(60);
+      expect(log.warnings).toHaveLength(2);
+      expect(log.warnings[0]).toContain('020');
+      expect(log.warnings[0]).toContain('attempt 1 of 4');
+      expect(log.warnings[1]).toContain('attempt 2 of 4');
+      expect(log.warnings.join('\n')).not.toContain(sandbox.apiKey);
+    });
+
+    it('retries 800 and 900 too', async () => {
+      sandbox.control.failNext(1, '800');
+      sandbox.control.failNext(1, '900');
+      const { client } = clientFor(sandbox);
+      await expect(client.listPage({})).resolves.toMatchObject({ pageNo: 1 });
+      expect(sandbox.control.requests).toHaveLength(3);
+    });
+
+    it('gives up on a lasting 020 after maxAttempts attempts with a transient error', async () => {
+      sandbox.control.setKeyStatus('020');
+      const { client } = clientFor(sandbox, { maxAttempts: 3 });
+      const error = await failureOf(client.listPage({}));
+      expect(error).toMatchObject({ kind: 'transient', status: '020' });
+      expect(error.message).toContain('3 attempts');
+      expect(sandbox.control.requests).toHaveLength(3);
+    });
+
+    it('stops at once on a suspended key (011): configuration error, exactly one request', async () => {
+      sandbox.control.setKeyStatus('011');
+      const { client, log } = clientFor(sandbox);
+      const error = await failureOf(client.listPage({}));
+      expect(error).toMatchObject({ kind: 'configuration', status: '011' });
+      expect(sandbox.control.requests).toHaveLength(1);
+      expect(log.warnings).toEqual([]);
+    });
+
+    it('reports an unknown key (010) as a configuration error without the key in the message', async () => {
+      const { client } = clientFor(sandbox, { apiKey: 'not-the-key-0123456789' });
+      const error = await failureOf(client.company('00100001'));
+      expect(error).toMatchObject({ kind: 'configuration', status: '010' });
+      expect(error.message).not.toContain('not-the-key-0123456789');
+      expect(sandbox.control.requests).toHaveLength(1);
+    });
+
+    it('refuses to call without a key', async () => {
+      const { client } = clientFor(sandbox, { apiKey: undefined });
+      expect(await failureOf(client.listPage({}))).toMatchObject({ kind: 'configuration', status: 'NO_KEY' });
+      expect(sandbox.control.requests).toHaveLength(0);
+    });
+
+    it('retries an HTTP 500 and gives up on a lasting one as transient', async () => {
+      sandbox.control.failNext(1, 'http500');
+      const { client } = clientFor(sandbox, { maxAttempts: 2 });
+      await expect(client.listPage({})).resolves.toMatchObject({ pageNo: 1 });
+      expect(sandbox.control.requests).toHaveLength(2);
+
+      sandbox.control.failNext(2, 'http500');
+      expect(await failureOf(client.listPage({}))).toMatchObject({ kind: 'transient', status: 'HTTP 500' });
+    });
+
+    it('times out a call that never answers and retries it', async () => {
+      sandbox.control.failNext(1, 'hang');
+      const { client, log } = clientFor(sandbox, { timeoutMs: 200 });
+      const started = Date.now();
+      await expect(client.listPage({})).resolves.toMatchObject({ pageNo: 1 });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+      expect(sandbox.control.requests).toHaveLength(2);
+      expect(log.warnings[0]).toContain('TIMEOUT');
+
+      sandbox.control.failNext(2, 'hang');
+      const { client: impatient } = clientFor(sandbox, { timeoutMs: 200, maxAttempts: 2 });
+      expect(await failureOf(impatient.listPage({}))).toMatchObject({ kind: 'transient', status: 'TIMEOUT' });
+    });
+
+    it('retries network failures and reports them as transient, without the key', async () => {
+      const port = await closedPort();
+      const { client, log } = clientFor(sandbox, { baseUrl: `http://127.0.0.1:${port}/api`, maxAttempts: 2 });
+      const error = await failureOf(client.listPage({}));
+      expect(error).toMatchObject({ kind: 'transient', status: 'NETWORK' });
+      expect(error.message).not.toContain(sandbox.apiKey);
+      expect(log.warnings).toHaveLength(1);
+    });
+
+    it('reports other statuses (021, 101, 014, 100) as request errors without retrying', async () => {
+      const { client } = clientFor(sandbox);
+      for (const status of ['021', '101', '014']) {
+        sandbox.control.setKeyStatus(status);
+        expect(await failureOf(client.listPage({}))).toMatchObject({ kind: 'request', status });
+      }
+      expect(sandbox.control.requests).toHaveLength(3);
+      sandbox.control.setKeyStatus(null);
+      expect(await failureOf(client.listPage({ pageCount: 101 }))).toMatchObject({ kind: 'request', status: '100' });
+    });
+
+    it('counts retries against the per-minute budget and waits instead of failing when it is spent', async () => {
+      // A clock that jumps forward whenever the client sleeps: a minute passes in no time.
+      let clock = 0;
+      const sleeps: number[] = [];
+      const time = {
+        now: () => clock,
+        sleep: (ms: number) => {
+          sleeps.push(ms);
+          clock += ms;
+          return Promise.resolve();
+        },
+      };
+      const { client } = clientFor(sandbox, { requestsPerMinute: 2, retryBaseMs: 10 }, { ...time, random: () => 0 });
+
+      sandbox.control.failNext(1, '020');
+      await client.listPage({}); // two requests: the budget of this minute is spent
+      expect(sleeps).toEqual([10]);
+      await client.company(sandbox.control.companiesIn('Y')[0].corpCode);
+
+      // The third request had to wait until the first one left the 60-second window.
+      expect(sandbox.control.requests).toHaveLength(3);
+      expect(sleeps).toEqual([10, 60_000 - 10]);
+      expect(clock).toBe(60_000);
+    });
+  });
+
+  describe('corpCode.xml', () => {
+    let sandbox: DartSandbox;
+    let tempRoot: string;
+    beforeAll(async () => {
+      sandbox = await startDartSandbox({ seed: 11, companyCount: 20_000, filingsPerBusinessDay: 5, now: () => TODAY });
+      tempRoot = await mkdtemp(path.join(tmpdir(), 'dart-client-spec-'));
+    });
+    afterAll(async () => {
+      await sandbox.close();
+      await rm(tempRoot, { recursive: true, force: true });
+    });
+    beforeEach(() => {
+      sandbox.control.clearRequests();
+      sandbox.control.setKeyStatus(null);
+    });
+
+    it('streams every entry with trimmed names, unescaped ampersands and null stock codes, then removes its temp file', async () => {
+      const { client } = clientFor(sandbox, {}, { tempDir: tempRoot });
+      await sandbox.control.corpCodeZip(); // built beforehand so the sandbox's own work is not measured
+      const before = process.memoryUsage().heapUsed;
+      let peak = before;
+      const entries = new Map<string, CorpCodeEntry>();
+      let count = 0;
+      for await (const entry of client.corpCodes()) {
+        count++;
+        entries.set(entry.corpCode, entry);
+        if (count % 1_000 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed);
+      }
+
+      const companies = sandbox.control.companies();
+      expect(count).toBe(20_000);
+      expect(entries.size).toBe(20_000);
+      const mismatches = companies.filter((company) => {
+        const entry = entries.get(company.corpCode);
+        return (
+          entry?.corpName !== company.corpName.trim() ||
+          entry.corpEngName !== company.corpEngName.trim() ||
+          entry.stockCode !== (company.market === 'unlisted' ? null : company.stockCode) ||
+          entry.modifyDate !== company.modifyDate
+        );
+      });
+      expect(mismatches).toEqual([]);
+      const names = [...entries.values()].map((entry) => entry.corpName);
+      expect(names).toEqual(expect.arrayContaining(['KT&G', '100%바이오', 'A_B테크', 'Alpha Tech', 'ALPHA TECH', '한결건설']));
+      expect([...entries.values()].filter((entry) => entry.stockCode !== null)).toHaveLength(
+        companies.filter((company) => company.market !== 'unlisted').length,
+      );
+      expect(sandbox.control.requests).toHaveLength(1);
+      expect(await readdir(tempRoot)).toEqual([]);
+      // The entries kept by this test take a few MB; a reader holding the whole document would add far more.
+      expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+    });
+
+    it('removes its temp file when the reader stops early', async () => {
+      const { client } = clientFor(sandbox, {}, { tempDir: tempRoot });
+      let read = 0;
+      for await (const _entry of client.corpCodes()) {
+        if (++read === 10) break;
+      }
+      expect(read).toBe(10);
+      expect(await readdir(tempRoot)).toEqual([]);
+    });
+
+    it('reads the XML error body of a suspended key as a configuration error, with one request and no temp file left', async () => {
+      sandbox.control.setKeyStatus('011');
+      const { client } = clientFor(sandbox, {}, { tempDir: tempRoot });
+      const error = await failureOf(collect(client.corpCodes()));
+      expect(error).toMatchObject({ kind: 'configuration', status: '011' });
+      expect(error.message).toContain('사용할 수 없는 키');
+      expect(sandbox.control.requests).toHaveLength(1);
+      expect(await readdir(tempRoot)).toEqual([]);
+    });
+
+    it('retries an XML 020 body and a hanging download', async () => {
+      sandbox.control.failNext(1, '020');
+      sandbox.control.failNext(1, 'hang');
+      const { client } = clientFor(sandbox, { timeoutMs: 1_000 }, { tempDir: tempRoot });
+      let count = 0;
+      for await (const _entry of client.corpCodes()) count++;
+      expect(count).toBe(20_000);
+      expect(sandbox.control.requests).toHaveLength(3);
+    });
+  });
+
+  describe('company.json', () => {
+    let sandbox: DartSandbox;
+    beforeAll(async () => {
+      sandbox = await startDartSandbox({ seed: 5, companyCount: 300, filingsPerBusinessDay: 5, now: () => TODAY });
+    });
+    afterAll(() => sandbox.close());
+
+    it('returns a listed company with its board and stock code', async () => {
+      const { client } = clientFor(sandbox);
+      const listed = sandbox.control.companiesIn('K')[0];
+      const company = await client.company(listed.corpCode);
+      expect(company).toMatchObject({ corp_code: listed.corpCode, corp_name: listed.corpName, corp_cls: 'K', stock_code: listed.stockCode });
+      expect(Object.keys(company!).sort()).toEqual(
+        [
+          'corp_code', 'corp_name', 'corp_name_eng', 'stock_name', 'stock_code', 'ceo_nm', 'corp_cls', 'jurir_no',
+          'bizr_no', 'adres', 'hm_url', 'ir_url', 'phn_no', 'fax_no', 'induty_code', 'est_dt', 'acc_mt',
+        ].sort(),
+      );
+    });
+
+    it('returns a delisted company as class E with its old stock code', async () => {
+      const { client } = clientFor(sandbox);
+      const delisted = sandbox.control.companiesIn('delisted')[0];
+      await expect(client.company(delisted.corpCode)).resolves.toMatchObject({ corp_cls: 'E', stock_code: delisted.stockCode });
+    });
+
+    it('returns null for a company OpenDART does not know (013)', async () => {
+      const { client } = clientFor(sandbox);
+      await expect(client.company('99999999')).resolves.toBeNull();
+    });
+  });
+});
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

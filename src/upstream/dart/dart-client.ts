@@ -1,0 +1,310 @@
+import { Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { AppConfig } from '../../config/app-config';
+import { parseResultXml, readCorpCodeZip } from './corp-code-parser';
+import {
+  type CorpCodeEntry,
+  type DartCompany,
+  DartError,
+  type DartFiling,
+  type DartListPage,
+  type DartListQuery,
+} from './dart.types';
+import { RequestBudget, systemTime } from './request-budget';
+
+export type DartClientConfig = Pick<
+  AppConfig['dart'],
+  'baseUrl' | 'apiKey' | 'requestsPerMinute' | 'timeoutMs' | 'maxAttempts' | 'retryBaseMs'
+>;
+
+export interface DartClientOptions {
+  /** Monotonic milliseconds for the request budget; tests pass a virtual clock with `sleep`. */
+  now?: () => number;
+  /** Waits for the budget and between retries. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Source of the retry jitter, in [0, 1). */
+  random?: () => number;
+  logger?: Pick<LoggerService, 'warn'>;
+  /** Where corpCode.xml is downloaded to before it is read; the OS temp directory by default. */
+  tempDir?: string;
+}
+
+export interface ListFilingsOptions {
+  /** Stops before the first filing for which this is true, without fetching further pages. */
+  until?: (filing: DartFiling) => boolean;
+}
+
+const NO_DATA = '013';
+const CONFIGURATION_STATUSES = new Set(['010', '011', '012', '901']);
+const RETRYABLE_STATUSES = new Set(['020', '800', '900']);
+/** `listFilings` asks for the largest page OpenDART serves. */
+const FULL_PAGE = 100;
+/** An error body of corpCode.xml is a few hundred bytes; anything much larger that is not a ZIP is garbage. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+const FILING_FIELDS = ['corp_code', 'corp_name', 'stock_code', 'corp_cls', 'report_nm', 'rcept_no', 'flr_nm', 'rcept_dt', 'rm'] as const;
+const COMPANY_FIELDS = [
+  'corp_code',
+  'corp_name',
+  'corp_name_eng',
+  'stock_name',
+  'stock_code',
+  'ceo_nm',
+  'corp_cls',
+  'jurir_no',
+  'bizr_no',
+  'adres',
+  'hm_url',
+  'ir_url',
+  'phn_no',
+  'fax_no',
+  'induty_code',
+  'est_dt',
+  'acc_mt',
+] as const;
+
+type JsonBody = Record<string, unknown>;
+
+/**
+ * The OpenDART endpoints the service uses. Every request waits for the shared
+ * per-minute budget, has a timeout, and is retried with exponential backoff when
+ * the failure is temporary (020, 800, 900, HTTP 5xx, network, timeout). The API
+ * key travels only in request URLs: never in logs or error messages.
+ */
+@Injectable()
+export class DartClient {
+  private readonly budget: RequestBudget;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+  private readonly logger: Pick<LoggerService, 'warn'>;
+  private readonly baseUrl: string;
+
+  constructor(
+    private readonly config: DartClientConfig,
+    private readonly options: DartClientOptions = {},
+  ) {
+    this.sleep = options.sleep ?? systemTime.sleep;
+    this.budget = new RequestBudget(config.requestsPerMinute, { now: options.now ?? systemTime.now, sleep: this.sleep });
+    this.random = options.random ?? Math.random;
+    this.logger = options.logger ?? new Logger(DartClient.name);
+    this.baseUrl = config.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** One page of `list.json`; 013 (no data) is an empty page. */
+  async listPage(query: DartListQuery): Promise<DartListPage> {
+    const { status, body } = await this.callJson('list.json', {
+      corp_code: query.corpCode,
+      bgn_de: query.bgnDe,
+      end_de: query.endDe,
+      corp_cls: query.corpCls,
+      last_reprt_at: query.lastReprtAt,
+      page_no: query.pageNo?.toString(),
+      page_count: query.pageCount?.toString(),
+    });
+    if (status === NO_DATA) {
+      return { pageNo: query.pageNo ?? 1, pageCount: query.pageCount ?? 10, totalCount: 0, totalPage: 0, items: [] };
+    }
+    const rows = body.list ?? [];
+    if (!Array.isArray(rows) || rows.some((row) => typeof row !== 'object' || row === null)) {
+      throw unparsable('list.json', '`list` is not an array of rows');
+    }
+    return {
+      pageNo: integerField(body, 'page_no'),
+      pageCount: integerField(body, 'page_count'),
+      totalCount: integerField(body, 'total_count'),
+      totalPage: integerField(body, 'total_page'),
+      items: rows.map((row) => pickStrings(row as JsonBody, FILING_FIELDS) as DartFiling),
+    };
+  }
+
+  /**
+   * Every filing matching `query` (its `pageNo` and `pageCount` are ignored), newest
+   * first as OpenDART orders them, fetched 100 a page as the consumer reads.
+   * A filing published while we page pushes older rows one place down, so the last
+   * row of a page can come back on the next one; such repeats are skipped.
+   */
+  async *listFilings(query: DartListQuery, options: ListFilingsOptions = {}): AsyncGenerator<DartFiling> {
+    const seen = new Set<string>();
+    let totalPage = 1;
+    for (let pageNo = 1; pageNo <= totalPage; pageNo++) {
+      const page = await this.listPage({ ...query, pageNo, pageCount: FULL_PAGE });
+      totalPage = page.totalPage;
+      for (const filing of page.items) {
+        if (seen.has(filing.rcept_no)) continue;
+        if (options.until?.(filing)) return;
+        seen.add(filing.rcept_no);
+        yield filing;
+      }
+    }
+  }
+
+  /**
+   * The entries of `corpCode.xml`, one by one. The ZIP (tens of MB of XML inside)
+   * goes to a temporary file, removed afterwards however the reading ends, and is
+   * inflated and parsed as a stream.
+   */
+  async *corpCodes(): AsyncGenerator<CorpCodeEntry> {
+    const dir = await mkdtemp(path.join(this.options.tempDir ?? tmpdir(), 'dart-corp-codes-'));
+    try {
+      const zipPath = path.join(dir, 'corpCode.zip');
+      await this.call('corpCode.xml', {}, (response) => this.saveZip(response, zipPath));
+      try {
+        yield* readCorpCodeZip(zipPath);
+      } catch (error) {
+        throw error instanceof DartError ? error : unparsable('corpCode.xml', describe(error));
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** `company.json`; null when OpenDART knows no such company (013). */
+  async company(corpCode: string): Promise<DartCompany | null> {
+    const { status, body } = await this.callJson('company.json', { corp_code: corpCode });
+    if (status === NO_DATA) return null;
+    return pickStrings(body, COMPANY_FIELDS) as DartCompany;
+  }
+
+  /** A JSON endpoint whose body answered 000 or 013; every other status is thrown. */
+  private callJson(endpoint: string, params: Record<string, string | undefined>): Promise<{ status: string; body: JsonBody }> {
+    return this.call(endpoint, params, async (response) => {
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw unparsable(endpoint, 'the body is not JSON');
+      }
+      if (typeof body !== 'object' || body === null || typeof (body as JsonBody).status !== 'string') {
+        throw unparsable(endpoint, 'the body has no status');
+      }
+      const { status, message } = body as { status: string; message?: unknown };
+      if (status === '000' || status === NO_DATA) return { status, body: body as JsonBody };
+      throw this.errorFor(endpoint, status, typeof message === 'string' ? message : '');
+    });
+  }
+
+  /**
+   * One logical call: waits for the budget before every attempt and retries
+   * transient failures up to `maxAttempts` attempts in total.
+   */
+  private async call<T>(endpoint: string, params: Record<string, string | undefined>, read: (response: Response) => Promise<T>): Promise<T> {
+    const apiKey = this.config.apiKey;
+    if (!apiKey) throw new DartError('configuration', 'NO_KEY', 'DART_API_KEY is not set');
+    const url = new URL(`${this.baseUrl}/${endpoint}`);
+    url.searchParams.set('crtfc_key', apiKey);
+    for (const [name, value] of Object.entries(params)) {
+      if (value !== undefined) url.searchParams.set(name, value);
+    }
+
+    for (let attempt = 1; ; attempt++) {
+      await this.budget.acquire();
+      try {
+        return await this.attempt(endpoint, url, read);
+      } catch (error) {
+        if (!(error instanceof DartError) || error.kind !== 'transient') throw error;
+        const attempts = this.config.maxAttempts;
+        if (attempt >= attempts) {
+          throw new DartError('transient', error.status, `${error.message} (gave up after ${attempt} attempts)`);
+        }
+        const delayMs = this.backoffMs(attempt);
+        this.logger.warn(`${endpoint}: ${error.status} on attempt ${attempt} of ${attempts}; retrying in ${delayMs} ms`);
+        await this.sleep(delayMs);
+      }
+    }
+  }
+
+  private async attempt<T>(endpoint: string, url: URL, read: (response: Response) => Promise<T>): Promise<T> {
+    // One deadline for the headers and the whole body: a stalled download must end too.
+    const signal = AbortSignal.timeout(this.config.timeoutMs);
+    try {
+      const response = await fetch(url, { signal });
+      if (!response.ok) {
+        await response.body?.cancel();
+        const status = `HTTP ${response.status}`;
+        // 429 is a gateway's way of saying 020.
+        if (response.status >= 500 || response.status === 429) throw new DartError('transient', status, `${endpoint}: ${status}`);
+        throw new DartError('request', status, `${endpoint}: ${status}`);
+      }
+      return await read(response);
+    } catch (error) {
+      if (error instanceof DartError) throw error;
+      if (signal.aborted) throw new DartError('transient', 'TIMEOUT', `${endpoint}: no complete answer within ${this.config.timeoutMs} ms`);
+      throw new DartError('transient', 'NETWORK', this.redact(`${endpoint}: ${describe(error)}`));
+    }
+  }
+
+  /** Writes the corpCode.xml body to `zipPath`; an XML body instead of a ZIP is an error status. */
+  private async saveZip(response: Response, zipPath: string): Promise<void> {
+    if (response.body === null) throw unparsable('corpCode.xml', 'the body is empty');
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), createWriteStream(zipPath));
+
+    const file = await open(zipPath, 'r');
+    let head: Buffer;
+    try {
+      const { bytesRead, buffer } = await file.read(Buffer.alloc(ERROR_BODY_LIMIT), 0, ERROR_BODY_LIMIT, 0);
+      head = buffer.subarray(0, bytesRead);
+    } finally {
+      await file.close();
+    }
+    // Every ZIP starts with the local file header signature "PK".
+    if (head.length >= 2 && head[0] === 0x50 && head[1] === 0x4b) return;
+
+    const result = parseResultXml(head.toString('utf8'));
+    if (result === null) throw unparsable('corpCode.xml', 'the body is neither a ZIP nor a status document');
+    throw this.errorFor('corpCode.xml', result.status, result.message);
+  }
+
+  private errorFor(endpoint: string, status: string, message: string): DartError {
+    const text = this.redact(`${endpoint} answered ${status}${message ? `: ${message}` : ''}`);
+    if (CONFIGURATION_STATUSES.has(status)) return new DartError('configuration', status, text);
+    if (RETRYABLE_STATUSES.has(status)) return new DartError('transient', status, text);
+    return new DartError('request', status, text);
+  }
+
+  /** `retryBaseMs * 2^(attempt-1)` plus up to 20 % jitter, so retrying clients spread out. */
+  private backoffMs(attempt: number): number {
+    const base = this.config.retryBaseMs * 2 ** (attempt - 1);
+    return Math.round(base * (1 + 0.2 * this.random()));
+  }
+
+  /** Defence in depth: text that came from elsewhere (an upstream message, a network error) never carries the key. */
+  private redact(text: string): string {
+    const key = this.config.apiKey;
+    return key ? text.split(key).join('***') : text;
+  }
+}
+
+function unparsable(endpoint: string, why: string): DartError {
+  return new DartError('request', 'UNPARSABLE', `${endpoint}: unexpected answer (${why})`);
+}
+
+function integerField(body: JsonBody, name: string): number {
+  const value = Number(body[name]);
+  if (!Number.isInteger(value) || value < 0) throw unparsable('list.json', `\`${name}\` is not a count`);
+  return value;
+}
+
+/** Copies the named fields as strings; upstream additions are dropped, missing ones become ''. */
+function pickStrings<F extends string>(source: JsonBody, fields: readonly F[]): Record<F, string> {
+  const picked = {} as Record<F, string>;
+  for (const field of fields) {
+    const value = source[field];
+    picked[field] = value === undefined || value === null ? '' : String(value as string | number);
+  }
+  return picked;
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // fetch reports "fetch failed" and hides the reason (ECONNREFUSED, ECONNRESET…) in `cause`.
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
+  return detail ? `${error.message} (${detail})` : error.message;
+}
