@@ -208,16 +208,19 @@ export class StockSyncService implements OnApplicationShutdown {
       if (row?.inserted) this.state.added += 1;
       else if (row) this.state.updated += 1;
     } else if (mode === 'bootstrap') {
-      this.state.removed += await this.countDeleted('DELETE FROM stocks WHERE corp_code = $1 RETURNING 1', [entry.corpCode]);
+      // Awaited before the `+=`: concurrent lookups would otherwise overwrite each other's count.
+      const removed = await this.countDeleted('DELETE FROM stocks WHERE corp_code = $1 RETURNING 1', [entry.corpCode]);
+      this.state.removed += removed;
     }
   }
 
   /** Bootstrap only: stocks whose company no longer carries a stock code, or left the file. */
   private async removeVanished(stockCoded: Set<string>): Promise<void> {
-    this.state.removed += await this.countDeleted(
+    const removed = await this.countDeleted(
       'DELETE FROM stocks WHERE NOT (corp_code = ANY($1::text[])) RETURNING 1',
       [[...stockCoded]],
     );
+    this.state.removed += removed;
   }
 
   /** Rows removed by a `DELETE … RETURNING 1` (TypeORM's raw DELETE result is not the row list). */

@@ -26,7 +26,10 @@ export class StocksService {
     this.searchCache = new LRUCache({ max: 10_000, ttl: SEARCH_CACHE_TTL_MS, perf: { now: () => clock.nowMs() } });
   }
 
-  /** Case-insensitive partial match on the name, or exact match on the stock code. */
+  /**
+   * Case-insensitive partial match on the name, or exact match on the stock code,
+   * ordered by name in code-point order (the same on every database collation).
+   */
   async search(query: string): Promise<StockView[]> {
     const text = query.trim();
     if (text === '') return [];
@@ -36,7 +39,7 @@ export class StocksService {
     const rows = await this.dataSource.query<StockView[]>(
       `SELECT corp_code, corp_name, stock_code, market_type FROM stocks
        WHERE corp_name ILIKE $1 ESCAPE '\\' OR stock_code = upper($2)
-       ORDER BY corp_name, corp_code
+       ORDER BY corp_name COLLATE "C", corp_code
        LIMIT ${SEARCH_LIMIT}`,
       [`%${escapeLike(text)}%`, text],
     );

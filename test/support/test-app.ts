@@ -24,6 +24,8 @@ export interface TestAppOptions {
   rateLimits?: RateLimitRules;
   /** The root logger (default: built from the configuration, silent in tests). */
   logger?: Logger;
+  /** The clock (default: a fake clock at the real current time). */
+  clock?: FakeClock;
 }
 
 export interface TestApp {
@@ -62,7 +64,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     DATABASE_URL: database.url,
     ...options.env,
   });
-  const clock = new FakeClock();
+  const clock = options.clock ?? new FakeClock();
   let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, options.logger)] })
     .overrideProvider(Clock)
     .useValue(clock);

@@ -51,7 +51,7 @@ export interface DartSandboxControl {
   /** Marks a listed company delisted; it keeps its stock code. */
   delist(corpCode: string): SandboxCompany;
   /** The next `count` requests (any endpoint) fail this way, before the key is even checked. */
-  failNext(count: number, mode: DartFailureMode): void;
+  failNext(count: number, mode: DartFailureMode, endpoint?: 'list.json' | 'corpCode.xml' | 'company.json'): void;
   /** Every call answers this status (e.g. '011' suspended key, '020' over the limit) until set back to null. */
   setKeyStatus(status: string | null): void;
   /** Every request received, oldest first. */
@@ -129,7 +129,8 @@ export async function startDartSandbox(options: DartSandboxOptions = {}): Promis
   });
 
   const requests: SandboxRequest[] = [];
-  const failures: DartFailureMode[] = [];
+  /** Queued failures; one with an endpoint waits for a request to that endpoint. */
+  const failures: { mode: DartFailureMode; endpoint?: string }[] = [];
   let keyStatus: string | null = null;
   const hanging = new Set<ServerResponse>();
   let zip: { version: number; archive: Promise<Buffer> } | null = null;
@@ -194,7 +195,8 @@ export async function startDartSandbox(options: DartSandboxOptions = {}): Promis
     if (req.method !== 'GET') return sendText(res, 405, 'Method Not Allowed');
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
 
-    const failure = failures.shift();
+    const failureAt = failures.findIndex((queued) => queued.endpoint === undefined || queued.endpoint === endpoint);
+    const failure = failureAt === -1 ? undefined : failures.splice(failureAt, 1)[0].mode;
     if (failure === 'hang') {
       // Never answered; closed when the client gives up or the sandbox closes.
       hanging.add(res);
@@ -245,8 +247,8 @@ export async function startDartSandbox(options: DartSandboxOptions = {}): Promis
     renameCompany: (corpCode, name) => data.renameCompany(corpCode, name),
     moveBoard: (corpCode, board) => data.moveBoard(corpCode, board),
     delist: (corpCode) => data.delist(corpCode),
-    failNext: (count, mode) => {
-      for (let i = 0; i < count; i++) failures.push(mode);
+    failNext: (count, mode, endpoint) => {
+      for (let i = 0; i < count; i++) failures.push({ mode, endpoint });
     },
     setKeyStatus: (status) => {
       keyStatus = status;

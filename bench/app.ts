@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Controller, type DynamicModule, Get, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../src/app.module';
+import { configureApp } from '../src/app.setup';
+import { HttpCacheService } from '../src/common/http-cache/http-cache.service';
+import { type AppConfig, loadConfig } from '../src/config/app-config';
+import { createRootLogger } from '../src/logging/root-logger';
+
+/** What the bare route answers: a constant, small JSON array. */
+export const BARE_BODY: ReadonlyArray<{ id: number; name: string; ok: boolean }> = Array.from({ length: 10 }, (_, i) => ({
+  id: i + 1,
+  name: `item-${i + 1}`,
+  ok: true,
+}));
+
+/** The reference route: the same Express pipeline as every other route, no handler work, no cache. */
+@Controller('bench')
+export class BareController {
+  @Get('bare')
+  bare(): ReadonlyArray<{ id: number; name: string; ok: boolean }> {
+    return BARE_BODY;
+  }
+}
+
+/** The whole service plus the bare route, as one root module. */
+@Module({})
+export class BenchRootModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: BenchRootModule,
+      imports: [AppModule.forRoot(config, createRootLogger(config))],
+      controllers: [BareController],
+    };
+  }
+}
+
+export interface CapturedQuery {
+  sql: string;
+  params: unknown[];
+}
+
+/** Counts (and on demand records) the SQL the services send through the application's DataSource. */
+export class QueryTap {
+  count = 0;
+  private captured: CapturedQuery[] | null = null;
+
+  constructor(dataSource: DataSource) {
+    const original = dataSource.query.bind(dataSource);
+    const tapped = (sql: string, params?: unknown[], ...rest: unknown[]): Promise<unknown> => {
+      this.count += 1;
+      this.captured?.push({ sql, params: params ?? [] });
+      return (original as (...args: unknown[]) => Promise<unknown>)(sql, params, ...rest);
+    };
+    (dataSource as unknown as { query: typeof tapped }).query = tapped;
+  }
+
+  /** The statements sent while `work` runs. */
+  async capture(work: () => Promise<void>): Promise<CapturedQuery[]> {
+    const captured: CapturedQuery[] = [];
+    this.captured = captured;
+    try {
+      await work();
+    } finally {
+      this.captured = null;
+    }
+    return captured;
+  }
+}
+
+export interface BenchApp {
+  origin: string;
+  config: AppConfig;
+  adminKey: string;
+  tap: QueryTap;
+  clearHttpCache(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface BenchAppOptions {
+  databaseUrl: string;
+  dartBaseUrl: string;
+  dartApiKey: string;
+}
+
+/**
+ * Boots the real AppModule as the server does (configuration validated by
+ * `loadConfig`, the request pipeline of `configureApp`, then `listen`), on a
+ * loopback port; migrations run during start-up.
+ */
+export async function startBenchApp(options: BenchAppOptions): Promise<BenchApp> {
+  const adminKey = randomBytes(24).toString('hex');
+  const config = loadConfig({
+    APP_ENV: 'local',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    DATA_DIR: path.join(os.tmpdir(), 'briefing-bench-unused-data-dir'),
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ADMIN_KEY: adminKey,
+    DATABASE_URL: options.databaseUrl,
+    DART_API_BASE_URL: options.dartBaseUrl,
+    DART_API_KEY: options.dartApiKey,
+    DART_REQUESTS_PER_MINUTE: '1000000',
+    DISCLOSURE_MONITOR_AUTO_START: 'false',
+    ANALYSIS_SCHEDULER_AUTO_START: 'false',
+    STOCK_SYNC_SCHEDULER_ENABLED: 'false',
+  });
+  const app = await NestFactory.create<NestExpressApplication>(BenchRootModule.forRoot(config), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  try {
+    configureApp(app, config);
+    const tap = new QueryTap(app.get(DataSource));
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const cache = app.get(HttpCacheService);
+    return {
+      origin: `http://127.0.0.1:${port}`,
+      config,
+      adminKey,
+      tap,
+      clearHttpCache: () => cache.clear(),
+      close: () => app.close(),
+    };
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+}
