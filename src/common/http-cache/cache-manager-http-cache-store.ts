@@ -1,4 +1,4 @@
-import type { OnModuleDestroy } from '@nestjs/common';
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import { type Cache, createCache } from 'cache-manager';
 import { Keyv } from 'keyv';
 import { LRUCache } from 'lru-cache';
@@ -49,6 +49,7 @@ class KeyvLruAdapter {
  * `HttpCacheModule`'s factory (its limits are not an injectable).
  */
 export class CacheManagerHttpCacheStore extends HttpCacheStore implements OnModuleDestroy {
+  private readonly logger = new Logger('HttpCache');
   private readonly cache: Cache;
 
   constructor(limits: MemoryLimits = DEFAULT_MEMORY_LIMITS) {
@@ -58,9 +59,13 @@ export class CacheManagerHttpCacheStore extends HttpCacheStore implements OnModu
       maxSize: limits.maxChars,
       sizeCalculation: (serialized) => Math.max(1, serialized.length),
     });
-    // Failures reach HttpCacheService, which logs them and answers without the cache.
+    // Failed writes reach HttpCacheService, which logs them and answers without the cache.
     const keyv = new Keyv({ store: new KeyvLruAdapter(lru), namespace: NAMESPACE, throwOnErrors: true });
     this.cache = createCache({ stores: [keyv] });
+    // cache-manager turns a failed read into a miss and only reports it as an event.
+    this.cache.on('get', ({ key, error }) => {
+      if (error !== undefined) this.logger.warn({ err: error, key }, 'HTTP cache read failed; answering without it');
+    });
   }
 
   async get(key: string): Promise<HttpCacheEntry | undefined> {

@@ -11,6 +11,13 @@ export function cacheControlFor(maxAgeSeconds: number | null): string {
 }
 
 /**
+ * Requests already answered through the cache. `@HttpCache` on a controller and on
+ * one of its methods binds the interceptor twice; the inner one must step aside, or
+ * it would join the outer one's execution and wait for itself.
+ */
+const requestsInCache = new WeakSet<Request>();
+
+/**
  * Bound by `@HttpCache` to the routes that opt in. As an interceptor it runs after
  * the guards (JWT parsing, authentication checks) and wraps validation and the
  * handler, as the pipeline of the specification orders. Only GET is cached.
@@ -30,7 +37,8 @@ export class HttpCacheInterceptor implements NestInterceptor {
     if (policy === undefined || context.getType() !== 'http') return next.handle();
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
-    if (req.method !== 'GET') return next.handle();
+    if (req.method !== 'GET' || requestsInCache.has(req)) return next.handle();
+    requestsInCache.add(req);
     const res = http.getResponse<Response>();
 
     return defer(async () => {

@@ -8,6 +8,12 @@ import { HttpCacheService } from './http-cache.service';
  * The HTTP cache of the public GET routes. Global, so any feature module can put
  * `@HttpCache` on its routes; import it once, in the root module. The interceptor is
  * not registered globally: `@HttpCache` binds it to exactly the routes that opt in.
+ *
+ * A cached route must answer the same to everyone (the key is the URL, never
+ * Authorization), return a JSON-serialisable value (no `@Res()`, no streams; headers
+ * the handler sets itself are not replayed) and leave `Cache-Control` to the cache:
+ * `public, max-age=<ttl>` for 2xx, `public, max-age=5` for a cached error answer,
+ * `no-store` for an unexpected fault, which is not cached.
  */
 @Global()
 @Module({

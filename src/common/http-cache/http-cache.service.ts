@@ -44,10 +44,12 @@ export class HttpCacheService {
     }
     const { entry, thrown } = settlement;
     if (entry.kind === 'success') {
-      // Everyone, the executing request included, gets the stored JSON: a hit can never differ from the miss.
-      return { ok: true, body: entry.body === null ? undefined : JSON.parse(entry.body), maxAgeSeconds: policy.ttlSeconds };
+      // Everyone, the executing request included, gets the stored JSON, so a hit cannot differ from the miss.
+      const body: unknown = entry.body === null ? undefined : JSON.parse(entry.body);
+      return { ok: true, body, maxAgeSeconds: policy.ttlSeconds };
     }
-    return { ok: false, error: thrown ? thrown.error : reviveFailure(entry.failure), maxAgeSeconds: FAILURE_TTL_SECONDS };
+    const error = thrown ? thrown.error : reviveFailure(entry.failure);
+    return { ok: false, error, maxAgeSeconds: FAILURE_TTL_SECONDS };
   }
 
   /** Forgets every cached answer. Executions under way still answer their waiters but store nothing. */

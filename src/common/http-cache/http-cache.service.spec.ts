@@ -1,0 +1,109 @@
+import { Logger } from '@nestjs/common';
+import { Clock } from '../clock';
+import { AppError } from '../errors/app-error';
+import { HttpCache } from './http-cache.decorator';
+import { type HttpCacheEntry, HttpCacheStore } from './http-cache-store';
+import { HttpCacheService } from './http-cache.service';
+
+class FixedClock extends Clock {
+  now(): Date {
+    return new Date('2025-06-02T00:00:00Z');
+  }
+}
+
+/** A shared store that is down. */
+class UnreachableStore extends HttpCacheStore {
+  get(): Promise<HttpCacheEntry | undefined> {
+    return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+  }
+  set(): Promise<void> {
+    return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+  }
+  delete(): Promise<void> {
+    return Promise.resolve();
+  }
+  clear(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** A map that records what was written. */
+class MapStore extends HttpCacheStore {
+  readonly entries = new Map<string, HttpCacheEntry>();
+  get(key: string): Promise<HttpCacheEntry | undefined> {
+    return Promise.resolve(this.entries.get(key));
+  }
+  set(key: string, entry: HttpCacheEntry): Promise<void> {
+    this.entries.set(key, entry);
+    return Promise.resolve();
+  }
+  delete(key: string): Promise<void> {
+    this.entries.delete(key);
+    return Promise.resolve();
+  }
+  clear(): Promise<void> {
+    this.entries.clear();
+    return Promise.resolve();
+  }
+}
+
+const POLICY = { ttlSeconds: 60 };
+
+describe('HttpCacheService', () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  it('answers without the cache, and says so in the log, when the store is down', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const service = new HttpCacheService(new UnreachableStore(), new FixedClock());
+    let executions = 0;
+    const run = () => Promise.resolve({ execution: ++executions });
+
+    expect(await service.answer('/x', POLICY, run)).toEqual({ ok: true, body: { execution: 1 }, maxAgeSeconds: 60 });
+    expect(await service.answer('/x', POLICY, run)).toEqual({ ok: true, body: { execution: 2 }, maxAgeSeconds: 60 });
+    expect(warn).toHaveBeenCalledTimes(4);
+  });
+
+  it('stores nothing from an execution that a clear() overtook', async () => {
+    const store = new MapStore();
+    const service = new HttpCacheService(store, new FixedClock());
+    let finish!: (value: unknown) => void;
+    const pending = service.answer('/x', POLICY, () => new Promise((resolve) => (finish = resolve)));
+    await new Promise((resolve) => setImmediate(resolve));
+
+    await service.clear();
+    finish({ stale: true });
+
+    expect(await pending).toEqual({ ok: true, body: { stale: true }, maxAgeSeconds: 60 });
+    expect(store.entries.size).toBe(0);
+  });
+
+  it('stores an AppError as plain data that rebuilds the same error', async () => {
+    const store = new MapStore();
+    const service = new HttpCacheService(store, new FixedClock());
+    const original = new AppError('NOT_FOUND', 'No company 00126380', { corpCode: '00126380' });
+
+    const first = await service.answer('/c', POLICY, () => Promise.reject(original));
+    const replay = await service.answer('/c', POLICY, () => Promise.reject(new Error('must not run')));
+
+    expect(first).toEqual({ ok: false, error: original, maxAgeSeconds: 5 });
+    expect(JSON.parse(JSON.stringify([...store.entries.values()]))).toEqual([...store.entries.values()]);
+    expect(replay.ok).toBe(false);
+    const replayed = (replay as { error: unknown }).error;
+    expect(replayed).toBeInstanceOf(AppError);
+    expect(replayed).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'No company 00126380',
+      extras: { corpCode: '00126380' },
+    });
+  });
+});
+
+describe('@HttpCache', () => {
+  it('refuses a TTL that is not a positive whole number of seconds', () => {
+    expect(() => HttpCache({ ttlSeconds: 0 })).toThrow('ttlSeconds must be a positive integer');
+    expect(() => HttpCache({ ttlSeconds: 1.5 })).toThrow('ttlSeconds must be a positive integer');
+    expect(() => HttpCache({ ttlSeconds: 300 })).not.toThrow();
+  });
+});
