@@ -1,3 +1,4 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
 import request from 'supertest';
 import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 
@@ -131,6 +132,24 @@ describe('stock master sync', () => {
     // It was not marked as looked up, so the next incremental run picks it up.
     await startSync('incremental').expect(202);
     expect(await finished()).toMatchObject({ status: 'completed', total: 1, added: 1, failed: 0 });
+  });
+
+  it('with STOCK_SYNC_SCHEDULER_ENABLED fills an empty master at boot and schedules the daily run at 05:00 KST', async () => {
+    const scheduled = await startSandboxedApp({ app: { env: { STOCK_SYNC_SCHEDULER_ENABLED: 'true' } } });
+    try {
+      await eventually(async () => (await scheduled.dataSource.query('SELECT 1 FROM stocks LIMIT 1')).length);
+      const job = scheduled.app.get(SchedulerRegistry).getCronJob('daily-stock-sync');
+      const next = job.nextDate().toJSDate();
+      // 05:00 in Korea is 20:00 UTC the day before.
+      expect([next.getUTCHours(), next.getUTCMinutes(), next.getUTCSeconds()]).toEqual([20, 0, 0]);
+      expect(next.getTime() - Date.now()).toBeLessThanOrEqual(24 * 60 * 60 * 1000);
+    } finally {
+      await scheduled.close();
+    }
+  });
+
+  it('does not schedule the daily run by default outside production', () => {
+    expect(() => t.app.get(SchedulerRegistry).getCronJob('daily-stock-sync')).toThrow();
   });
 
   it('refuses the admin routes without the key', async () => {
