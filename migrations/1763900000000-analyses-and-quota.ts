@@ -9,7 +9,7 @@ export class AnalysesAndQuota1763900000000 implements MigrationInterface {
     await queryRunner.query(`
       ALTER TABLE analyses
         ADD COLUMN attempts integer NOT NULL DEFAULT 0,
-        ADD COLUMN available_at timestamptz NOT NULL DEFAULT now(),
+        ADD COLUMN available_at timestamptz NULL,
         ADD COLUMN lease_owner varchar(64) NULL,
         ADD COLUMN lease_expires_at timestamptz NULL,
         ADD COLUMN last_error varchar(1000) NULL,
@@ -21,8 +21,9 @@ export class AnalysesAndQuota1763900000000 implements MigrationInterface {
         ADD CONSTRAINT ck_analyses_completed CHECK (
           status <> 'COMPLETED' OR (one_liner IS NOT NULL AND result IS NOT NULL AND doc_length IS NOT NULL))`);
     await queryRunner.query('DROP INDEX ix_analyses_pending');
+    // NULL available_at: claimable at once; a retry sets it to the end of its backoff.
     await queryRunner.query(
-      "CREATE INDEX ix_analyses_claimable ON analyses (available_at, created_at) WHERE status = 'PENDING'",
+      "CREATE INDEX ix_analyses_claimable ON analyses (available_at NULLS FIRST, created_at) WHERE status = 'PENDING'",
     );
     await queryRunner.query(
       "CREATE INDEX ix_analyses_leased ON analyses (lease_expires_at) WHERE status = 'PROCESSING'",

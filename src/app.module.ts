@@ -2,7 +2,10 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import type { Logger } from 'pino';
+import { AdsModule } from './ads/ads.module';
 import { AdminModule } from './admin/admin.module';
+import { AnalysisModule } from './analysis/analysis.module';
+import { AttestationModule } from './attestation/attestation.module';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { HttpCacheModule } from './common/http-cache/http-cache.module';
@@ -14,6 +17,7 @@ import { DisclosuresModule } from './disclosures/disclosures.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { createRootLogger } from './logging/root-logger';
+import { QuotaHttpModule } from './quota/quota-http.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { StocksModule } from './stocks/stocks.module';
 import { UsersModule } from './users/users.module';
@@ -44,6 +48,10 @@ export class AppModule {
         StocksModule,
         DisclosuresModule,
         CompaniesModule,
+        AnalysisModule,
+        AttestationModule,
+        QuotaHttpModule.forRoot(config),
+        AdsModule,
       ],
     };
   }

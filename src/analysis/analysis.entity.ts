@@ -32,4 +32,38 @@ export class AnalysisEntity {
 
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
   completedAt: Date | null;
+
+  /** Attempts started so far (claims). */
+  @Column({ type: 'integer' })
+  attempts: number;
+
+  /** A PENDING analysis is not claimed before this moment (retry backoff); null: at once. */
+  @Column({ name: 'available_at', type: 'timestamptz', nullable: true })
+  availableAt: Date | null;
+
+  @Column({ name: 'lease_owner', type: 'varchar', length: 64, nullable: true })
+  leaseOwner: string | null;
+
+  /** A PROCESSING analysis whose lease expired is taken over by another worker. */
+  @Column({ name: 'lease_expires_at', type: 'timestamptz', nullable: true })
+  leaseExpiresAt: Date | null;
+
+  @Column({ name: 'last_error', type: 'varchar', length: 1000, nullable: true })
+  lastError: string | null;
+
+  @Column({ type: 'varchar', length: 32, nullable: true })
+  provider: string | null;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  model: string | null;
+
+  @Column({ name: 'prompt_tokens', type: 'integer', nullable: true })
+  promptTokens: number | null;
+
+  @Column({ name: 'completion_tokens', type: 'integer', nullable: true })
+  completionTokens: number | null;
+
+  /** The document was cut to fit the model. */
+  @Column({ type: 'boolean', nullable: true })
+  truncated: boolean | null;
 }

@@ -8,6 +8,7 @@ import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtAuthGuard } from './jwt-auth.guard';
 import { JwtStrategy } from './jwt.strategy';
+import { OptionalJwtAuthGuard } from './optional-jwt-auth.guard';
 import { ServiceTokenService } from './service-token.service';
 
 @Module({
@@ -25,7 +26,7 @@ import { ServiceTokenService } from './service-token.service';
     }),
   ],
   controllers: [AuthController],
-  providers: [AuthService, ServiceTokenService, JwtStrategy, JwtAuthGuard],
-  exports: [ServiceTokenService, JwtAuthGuard],
+  providers: [AuthService, ServiceTokenService, JwtStrategy, JwtAuthGuard, OptionalJwtAuthGuard],
+  exports: [ServiceTokenService, JwtAuthGuard, OptionalJwtAuthGuard],
 })
 export class AuthModule {}

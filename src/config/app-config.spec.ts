@@ -263,6 +263,41 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('rewarded-ad callback', () => {
+    it('uses the published verifier keys and accepts any ad unit by default', () => {
+      const config = loadConfig({});
+      expect(config.admob).toEqual({
+        verifierKeysUrl: 'https://www.gstatic.com/admob/reward/verifier-keys.json',
+        adUnitIds: undefined,
+      });
+    });
+
+    it('reads the keys URL and a comma list of ad unit ids, short or full', () => {
+      const config = loadConfig({
+        ADMOB_VERIFIER_KEYS_URL: 'http://127.0.0.1:8080/keys.json',
+        ADMOB_AD_UNIT_IDS: ' 5224354917 , ca-app-pub-3940256099942544/1712485313,, ',
+      });
+      expect(config.admob.verifierKeysUrl).toBe('http://127.0.0.1:8080/keys.json');
+      expect(config.admob.adUnitIds).toEqual(['5224354917', 'ca-app-pub-3940256099942544/1712485313']);
+    });
+
+    it('treats a list of only commas as unset', () => {
+      expect(loadConfig({ ADMOB_AD_UNIT_IDS: ' , ,' }).admob.adUnitIds).toBeUndefined();
+    });
+
+    it('rejects a bad keys URL and every bad ad unit id, naming the variable', () => {
+      const error = configErrorOf({
+        ADMOB_VERIFIER_KEYS_URL: 'gstatic.com/keys',
+        ADMOB_AD_UNIT_IDS: '123,ca-app-pub-1/abc,unit one',
+      });
+      expect(error.problems).toEqual([
+        'ADMOB_VERIFIER_KEYS_URL must be an absolute http(s) or postgres URL (got "gstatic.com/keys")',
+        'ADMOB_AD_UNIT_IDS must be a comma-separated list of ad unit ids such as ca-app-pub-123/456 or 456 (got "ca-app-pub-1/abc")',
+        'ADMOB_AD_UNIT_IDS must be a comma-separated list of ad unit ids such as ca-app-pub-123/456 or 456 (got "unit one")',
+      ]);
+    });
+  });
+
   describe('JWT_SECRET', () => {
     it('is required in production', () => {
       const error = configErrorOf({ APP_ENV: 'production' });

@@ -56,6 +56,11 @@ export interface AppConfig {
   ai: {
     provider: AiProvider;
     concurrency: number;
+    /** Attempts per filing before it is UNAVAILABLE; retries back off exponentially from `retryBaseMs`. */
+    maxAttempts: number;
+    retryBaseMs: number;
+    /** How long a claimed analysis stays with its worker before another may take it over. */
+    leaseMs: number;
     openai: { baseUrl: string; apiKey?: string; model: string };
     anthropic: { baseUrl?: string; apiKey?: string; model: string };
   };
@@ -66,6 +71,13 @@ export interface AppConfig {
     stockSyncSchedulerEnabled: boolean;
   };
   firebaseServiceAccount?: string;
+  /** The rewarded-ad network's server-side verification callback. */
+  admob: {
+    /** Where the ECDSA verifier keys are published (`{ keys: [{ keyId, pem, base64 }] }`). */
+    verifierKeysUrl: string;
+    /** Ad units whose rewards are granted; undefined: any ad unit. */
+    adUnitIds?: string[];
+  };
   logLevel: LogLevel;
 }
 
@@ -147,6 +159,9 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     ai: {
       provider: read.oneOf('AI_PROVIDER', AI_PROVIDERS, defaultAiProvider),
       concurrency: read.integer('ANALYSIS_CONCURRENCY', 2, { min: 1, max: 64 }),
+      maxAttempts: read.integer('ANALYSIS_MAX_ATTEMPTS', 5, { min: 1, max: 20 }),
+      retryBaseMs: read.integer('ANALYSIS_RETRY_BASE_MS', 30_000, { min: 1, max: DAY_MS }),
+      leaseMs: read.integer('ANALYSIS_LEASE_MS', 10 * 60_000, { min: 1000, max: DAY_MS }),
       openai: {
         baseUrl: read.url('OPENAI_BASE_URL', 'https://api.openai.com/v1'),
         apiKey: openaiKey,
@@ -165,6 +180,10 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       stockSyncSchedulerEnabled: read.boolean('STOCK_SYNC_SCHEDULER_ENABLED', production),
     },
     firebaseServiceAccount: read.optionalString('FIREBASE_SERVICE_ACCOUNT'),
+    admob: {
+      verifierKeysUrl: read.url('ADMOB_VERIFIER_KEYS_URL', 'https://www.gstatic.com/admob/reward/verifier-keys.json'),
+      adUnitIds: parseAdUnitIds(read, read.optionalString('ADMOB_AD_UNIT_IDS')),
+    },
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
   };
 
@@ -177,6 +196,20 @@ function splitList(value: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
+}
+
+/**
+ * A comma list of ad unit ids, either the numeric id the callback carries
+ * (`5224354917`) or the full id the apps use (`ca-app-pub-3940256099942544/5224354917`).
+ */
+function parseAdUnitIds(read: EnvReader, value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const ids = splitList(value);
+  const bad = ids.filter((id) => !/^(ca-app-pub-\d+\/)?\d{1,30}$/.test(id));
+  for (const id of bad) {
+    read.fail('ADMOB_AD_UNIT_IDS', 'a comma-separated list of ad unit ids such as ca-app-pub-123/456 or 456', id);
+  }
+  return ids.length > 0 ? ids : undefined;
 }
 
 function parseOrigins(read: EnvReader, value: string): string[] {

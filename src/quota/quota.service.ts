@@ -44,6 +44,14 @@ export class QuotaService {
     return this.dataSource.transaction(async (manager) => toView(await this.current(manager, userId)));
   }
 
+  /** Grants one ad reward (`weekly_used` - 1, may go below 0) and answers the quota after it. */
+  async rewardAndView(userId: number): Promise<QuotaView> {
+    return this.dataSource.transaction(async (manager) => {
+      await this.reward(manager, userId);
+      return toView(await this.current(manager, userId));
+    });
+  }
+
   /** Creates the row, or resets it when the stored week is not the current one, and reads it. */
   async current(manager: EntityManager, userId: number): Promise<QuotaState> {
     const now = this.clock.now();
@@ -67,10 +75,11 @@ export class QuotaService {
   }
 
   /**
-   * Takes one unit if the limit allows it. False when the quota is spent: the
-   * condition is checked by the UPDATE itself, under the row lock.
+   * Takes one unit if the limit allows it and returns the new used count, or null
+   * when the quota is spent: the condition is checked by the UPDATE itself, under
+   * the row lock.
    */
-  async charge(manager: EntityManager, userId: number, limit: number): Promise<boolean> {
+  async charge(manager: EntityManager, userId: number, limit: number): Promise<number | null> {
     const rows = await manager.query<{ weekly_used: number }[]>(
       `WITH charged AS (
          UPDATE quota_usage SET weekly_used = weekly_used + 1, updated_at = now()
@@ -78,7 +87,7 @@ export class QuotaService {
        ) SELECT weekly_used FROM charged`,
       [userId, limit],
     );
-    return rows.length > 0;
+    return rows[0]?.weekly_used ?? null;
   }
 
   /** Gives one unit back (an ad reward); the used count may go below 0. */

@@ -60,7 +60,9 @@ describe('reading filings', () => {
     );
     const analysed = seeds.filter((s) => s.analysis);
     await t.dataSource.query(
-      `INSERT INTO analyses (rcept_no, status, one_liner) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])`,
+      `INSERT INTO analyses (rcept_no, status, one_liner, result, doc_length)
+       SELECT r, st, ol, CASE WHEN st = 'COMPLETED' THEN '{}'::jsonb END, CASE WHEN st = 'COMPLETED' THEN 2000 END
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS x(r, st, ol)`,
       [analysed.map((s) => s.rcept_no), analysed.map((s) => s.analysis!.status), analysed.map((s) => s.analysis!.one_liner)],
     );
   });

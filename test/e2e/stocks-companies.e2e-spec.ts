@@ -111,9 +111,10 @@ describe('stocks and companies', () => {
         [0, 1, 2, 3, 4].map((column) => filings.map((filing) => filing[column])),
       );
       await t.dataSource.query(
-        `INSERT INTO analyses (rcept_no, status, one_liner)
+        `INSERT INTO analyses (rcept_no, status, one_liner, result, doc_length)
          SELECT r, CASE WHEN state = 'pending' THEN 'PENDING' ELSE 'COMPLETED' END,
-                CASE state WHEN 'done' THEN '요약' WHEN 'empty' THEN '' END
+                CASE state WHEN 'done' THEN '요약' WHEN 'empty' THEN '' END,
+                CASE WHEN state <> 'pending' THEN '{}'::jsonb END, CASE WHEN state <> 'pending' THEN 2000 END
          FROM unnest($1::text[], $2::text[]) AS x(r, state)`,
         [filings.map((filing) => filing[0]), filings.map((filing) => filing[5])],
       );

@@ -1,6 +1,10 @@
+import { isUtf8 } from 'node:buffer';
+import * as iconv from 'iconv-lite';
+import { SaxesParser } from 'saxes';
 import * as yauzl from 'yauzl';
+import { extractDocumentText } from '../../analysis/document/document-text';
 import type { DartFiling } from '../../upstream/dart/dart.types';
-import { type DartSandbox, startDartSandbox } from './dart-sandbox';
+import { type DartSandbox, type MarkupDefect, type SandboxDocument, startDartSandbox } from './dart-sandbox';
 import { addDays, isWeekday } from './kst-calendar';
 
 // 2026-03-09 23:30 UTC is already Tuesday 2026-03-10 in Korea.
@@ -39,18 +43,19 @@ async function listAll(sandbox: DartSandbox, params: Record<string, string>): Pr
   }
 }
 
-function unzip(archive: Buffer): Promise<Map<string, string>> {
+/** The files of a ZIP by name, in archive order. */
+function unzipBytes(archive: Buffer): Promise<Map<string, Buffer>> {
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(archive, { lazyEntries: true }, (error, zip) => {
       if (error) return reject(error);
-      const files = new Map<string, string>();
+      const files = new Map<string, Buffer>();
       zip.on('entry', (entry: yauzl.Entry) => {
         zip.openReadStream(entry, (streamError, stream) => {
           if (streamError) return reject(streamError);
           const parts: Buffer[] = [];
           stream.on('data', (part: Buffer) => parts.push(part));
           stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(parts).toString('utf8'));
+            files.set(entry.fileName, Buffer.concat(parts));
             zip.readEntry();
           });
         });
@@ -60,6 +65,21 @@ function unzip(archive: Buffer): Promise<Map<string, string>> {
       zip.readEntry();
     });
   });
+}
+
+async function unzip(archive: Buffer): Promise<Map<string, string>> {
+  const files = await unzipBytes(archive);
+  return new Map([...files].map(([name, bytes]) => [name, bytes.toString('utf8')]));
+}
+
+/** Whether a strict XML parser accepts the text. */
+function isWellFormed(xml: string): boolean {
+  try {
+    new SaxesParser().write(xml).close();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe('startDartSandbox', () => {
@@ -346,6 +366,149 @@ describe('startDartSandbox', () => {
       await list(sandbox, { page_no: '2' });
       expect(sandbox.control.requests).toEqual([{ path: '/api/list.json', query: { crtfc_key: sandbox.apiKey, page_no: '2' }, at: expect.any(Date) }]);
     });
+  });
+});
+
+describe('startDartSandbox document.xml', () => {
+  let sandbox: DartSandbox;
+  /** Every filing's document, generated once for all tests. */
+  let documents: Array<{ filing: DartFiling; document: SandboxDocument }>;
+  const ofKind = (kind: string): typeof documents => documents.filter(({ document }) => document.kind === kind);
+
+  beforeAll(async () => {
+    sandbox = await startDartSandbox({ seed: 42, companyCount: 300, filingsPerBusinessDay: 10, now: () => NOW });
+    documents = sandbox.control.filings().map((filing) => ({ filing, document: sandbox.control.documentOf(filing.rcept_no)! }));
+  });
+  afterAll(() => sandbox.close());
+  beforeEach(() => sandbox.control.setKeyStatus(null));
+
+  const fetchDocument = async (rceptNo: string, key: string = sandbox.apiKey): Promise<Response> => get(sandbox, 'document.xml', { rcept_no: rceptNo }, key);
+
+  it('has a document of every kind, about 3 % answering 014, and attachments', () => {
+    expect(documents.length).toBeGreaterThan(600);
+    for (const kind of ['short', 'medium', 'long', 'malformed', 'euc-kr', 'missing']) expect(ofKind(kind).length).toBeGreaterThan(5);
+    const missingShare = ofKind('missing').length / documents.length;
+    expect(missingShare).toBeGreaterThan(0.01);
+    expect(missingShare).toBeLessThan(0.06);
+    expect(ofKind('missing').every(({ document }) => document.xml === undefined)).toBe(true);
+
+    const withAttachments = documents.filter(({ document }) => document.attachments.length > 0);
+    expect(withAttachments.length).toBeGreaterThan(5);
+    for (const { filing, document } of withAttachments) {
+      for (const name of document.attachments) expect(name).toMatch(new RegExp(`^${filing.rcept_no}_\\d{5}\\.xml$`));
+    }
+    // Long documents are the forms that are long in reality.
+    expect(documents.filter(({ document }) => document.size === 'long').every(({ filing }) => /보고서 \(|감사보고서 \(|증권신고서|투자설명서/.test(filing.report_nm))).toBe(true);
+  });
+
+  it('writes short documents under 1,000 characters of text and long ones of tens of thousands, some over 100,000', async () => {
+    const textOf = async (rceptNo: string): Promise<string> => extractDocumentText((await sandbox.control.documentZip(rceptNo))!, rceptNo).text;
+    const short = documents.filter(({ document }) => document.size === 'short').slice(0, 30);
+    for (const { filing } of short) {
+      const text = await textOf(filing.rcept_no);
+      expect(text.length).toBeGreaterThan(100);
+      expect(text.length).toBeLessThan(1_000);
+    }
+    const long = documents.filter(({ document }) => document.size === 'long').slice(0, 15);
+    for (const { filing } of long) expect((await textOf(filing.rcept_no)).length).toBeGreaterThan(10_000);
+
+    const longest = documents.reduce((best, each) => ((each.document.xml?.length ?? 0) > (best.document.xml?.length ?? 0) ? each : best));
+    expect((await textOf(longest.filing.rcept_no)).length).toBeGreaterThan(100_000);
+    // Written in Korean, with figures and their units.
+    expect(longest.document.xml).toMatch(/[가-힣]{2,}/);
+    for (const unit of [/\d원/, /\(단위 : (원|백만원|천원)\)/, /\d%/, /억원/]) expect(ofKind('long').some(({ document }) => unit.test(document.xml!))).toBe(true);
+  });
+
+  it('encodes EUC-KR documents in EUC-KR with their declaration, and the others in UTF-8', async () => {
+    for (const { filing, document } of [...ofKind('euc-kr').slice(0, 10), ...ofKind('long').slice(0, 3), ...ofKind('short').slice(0, 3)]) {
+      const files = await unzipBytes((await sandbox.control.documentZip(filing.rcept_no))!);
+      const bytes = files.get(`${filing.rcept_no}.xml`)!;
+      if (document.encoding === 'euc-kr') {
+        expect(bytes.subarray(0, 40).toString('latin1')).toBe('<?xml version="1.0" encoding="EUC-KR"?>\n');
+        expect(isUtf8(bytes)).toBe(false);
+        expect(iconv.decode(bytes, 'euc-kr')).toBe(document.xml);
+      } else {
+        expect(isUtf8(bytes)).toBe(true);
+        expect(bytes.toString('utf8')).toBe(document.xml);
+      }
+    }
+  });
+
+  it('breaks malformed documents so that a strict XML parser rejects them, and keeps the others well-formed', () => {
+    const malformed = documents.filter(({ document }) => document.defects.length > 0);
+    expect(malformed.length).toBeGreaterThan(ofKind('malformed').length);
+    for (const { document } of malformed.slice(0, 40)) {
+      expect(document.defects.length).toBeGreaterThanOrEqual(2);
+      expect(isWellFormed(document.xml!)).toBe(false);
+    }
+    const defects = new Set<MarkupDefect>(malformed.flatMap(({ document }) => document.defects));
+    expect([...defects].sort()).toEqual(['bare-br', 'html-entity', 'mismatched-case', 'stray-ampersand', 'unclosed-p']);
+
+    const wellFormed = documents.filter(({ document }) => document.xml !== undefined && document.defects.length === 0);
+    for (const { document } of [...wellFormed.slice(0, 40), ...wellFormed.filter(({ document: each }) => each.size === 'long').slice(0, 5)]) {
+      expect(isWellFormed(document.xml!)).toBe(true);
+    }
+  });
+
+  it('serves over HTTP the ZIP of the main document and its attachments', async () => {
+    const { filing, document } = documents.find(({ document: each }) => each.attachments.length > 0 && each.kind !== 'euc-kr')!;
+    const response = await fetchDocument(filing.rcept_no);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/x-msdownload');
+    const archive = Buffer.from(await response.arrayBuffer());
+    expect(archive.subarray(0, 2).toString('latin1')).toBe('PK');
+    expect(archive.equals((await sandbox.control.documentZip(filing.rcept_no))!)).toBe(true);
+
+    const files = await unzip(archive);
+    expect([...files.keys()].sort()).toEqual([`${filing.rcept_no}.xml`, ...document.attachments].sort());
+    expect(files.get(`${filing.rcept_no}.xml`)).toBe(document.xml);
+    for (const name of document.attachments) expect(files.get(name)).toMatch(/<DOCUMENT[\s\S]*<BODY>[\s\S]*<\/DOCUMENT>/);
+  });
+
+  it('answers 014 for a missing document or an unknown filing, 100 for a malformed receipt number, 010 for a wrong key, as XML', async () => {
+    const statusOf = async (response: Response): Promise<string> => {
+      expect(response.status).toBe(200);
+      return /<status>(\d{3})<\/status>/.exec(await response.text())![1];
+    };
+    expect(await statusOf(await fetchDocument(ofKind('missing')[0].filing.rcept_no))).toBe('014');
+    expect(await statusOf(await fetchDocument('19990101000001'))).toBe('014');
+    expect(await statusOf(await fetchDocument('2026031'))).toBe('100');
+    expect(await statusOf(await fetchDocument(documents[0].filing.rcept_no, 'wrong'))).toBe('010');
+    const response = await fetchDocument(ofKind('missing')[0].filing.rcept_no);
+    expect(await response.text()).toContain('<message>파일이 존재하지 않습니다.</message>');
+  });
+
+  it('generates the same documents for the same seed, once per filing, and one for a filing published later', async () => {
+    const again = await startDartSandbox({ seed: 42, companyCount: 300, filingsPerBusinessDay: 10, now: () => NOW });
+    try {
+      for (const { filing, document } of documents.slice(0, 50)) expect(again.control.documentOf(filing.rcept_no)).toEqual(document);
+    } finally {
+      await again.close();
+    }
+    const { filing } = documents[1];
+    expect(sandbox.control.documentOf(filing.rcept_no)).toBe(sandbox.control.documentOf(filing.rcept_no));
+
+    const published = sandbox.control.publishFiling({ report_nm: '현금ㆍ현물배당결정' });
+    const document = sandbox.control.documentOf(published.rcept_no)!;
+    if (document.kind !== 'missing') expect(document.xml).toContain('1주당 배당금');
+    expect(sandbox.control.documentOf('19990101000001')).toBeUndefined();
+  });
+
+  it('serves exactly what a test sets: its markup in UTF-8 or EUC-KR, or 014', async () => {
+    const [first, second, third] = documents.map(({ filing }) => filing.rcept_no);
+    const xml = '<?xml version="1.0" encoding="EUC-KR"?><DOCUMENT><BODY><P>시험용 문서 & 깨진 <BR>마크업</BODY>';
+
+    expect(sandbox.control.setDocument(first, xml, 'euc-kr')).toMatchObject({ kind: 'custom', encoding: 'euc-kr', xml });
+    const eucKr = await unzipBytes(Buffer.from(await (await fetchDocument(first)).arrayBuffer()));
+    expect([...eucKr.keys()]).toEqual([`${first}.xml`]);
+    expect(eucKr.get(`${first}.xml`)!.equals(iconv.encode(xml, 'euc-kr'))).toBe(true);
+
+    sandbox.control.setDocument(second, '<DOCUMENT><BODY><P>유니코드</P></BODY></DOCUMENT>');
+    expect((await unzip(Buffer.from(await (await fetchDocument(second)).arrayBuffer()))).get(`${second}.xml`)).toBe('<DOCUMENT><BODY><P>유니코드</P></BODY></DOCUMENT>');
+
+    expect(sandbox.control.setDocument(third, null)).toMatchObject({ kind: 'missing' });
+    expect(await (await fetchDocument(third)).text()).toContain('<status>014</status>');
+    expect(await sandbox.control.documentZip(third)).toBeNull();
   });
 });
 

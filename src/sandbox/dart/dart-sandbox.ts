@@ -4,8 +4,10 @@ import type { CorpClass, DartFiling } from '../../upstream/dart/dart.types';
 import { buildCorpCodeZip, escapeXml } from './corp-code-document';
 import { addMonths, isValidDate, kstDateOf } from './kst-calendar';
 import { type Board, type Market, type SandboxCompany, SandboxData } from './sandbox-data';
+import { type DocumentEncoding, type SandboxDocument, SandboxDocuments } from './sandbox-documents';
 
 export type { Board, Market, SandboxCompany } from './sandbox-data';
+export type { DocumentEncoding, DocumentSize, MarkupDefect, SandboxDocument, SandboxDocumentKind } from './sandbox-documents';
 export { MIN_COMPANY_COUNT } from './sandbox-data';
 
 export interface DartSandboxOptions {
@@ -51,7 +53,7 @@ export interface DartSandboxControl {
   /** Marks a listed company delisted; it keeps its stock code. */
   delist(corpCode: string): SandboxCompany;
   /** The next `count` requests (any endpoint) fail this way, before the key is even checked. */
-  failNext(count: number, mode: DartFailureMode, endpoint?: 'list.json' | 'corpCode.xml' | 'company.json'): void;
+  failNext(count: number, mode: DartFailureMode, endpoint?: Endpoint): void;
   /** Every call answers this status (e.g. '011' suspended key, '020' over the limit) until set back to null. */
   setKeyStatus(status: string | null): void;
   /** Every request received, oldest first. */
@@ -68,6 +70,15 @@ export interface DartSandboxControl {
   today(): string;
   /** The corpCode.xml archive as served (built on first use, kept until a company changes). */
   corpCodeZip(): Promise<Buffer>;
+  /**
+   * What document.xml serves for a filing (generated on first use): its kind, main markup, encoding,
+   * defects and attachments. Undefined for a receipt number that is neither a filing nor set.
+   */
+  documentOf(rceptNo: string): SandboxDocument | undefined;
+  /** Serves exactly `xml`, encoded in `encoding` (UTF-8 by default), as the filing's only document file; null answers 014. */
+  setDocument(rceptNo: string, xml: string | null, encoding?: DocumentEncoding): SandboxDocument;
+  /** The document.xml archive as served; null when the answer is 014. */
+  documentZip(rceptNo: string): Promise<Buffer | null>;
 }
 
 export interface DartSandbox {
@@ -94,8 +105,10 @@ const MESSAGES: Record<string, string> = {
   '901': '사용자 계정의 개인정보 보유기간이 만료되어 사용할 수 없는 키입니다. 관리자 이메일(opendart@fss.or.kr)로 문의하시기 바랍니다.',
 };
 
-const ENDPOINTS = ['list.json', 'corpCode.xml', 'company.json'] as const;
-type Endpoint = (typeof ENDPOINTS)[number];
+const ENDPOINTS = ['list.json', 'corpCode.xml', 'company.json', 'document.xml'] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+/** Endpoints that answer a ZIP, and so their errors as an XML status document. */
+const ZIP_ENDPOINTS: readonly Endpoint[] = ['corpCode.xml', 'document.xml'];
 const PATH_PREFIX = '/api/';
 const CORP_CLASSES: readonly string[] = ['Y', 'K', 'N', 'E'] satisfies CorpClass[];
 const BOARDS: readonly Board[] = ['Y', 'K', 'N'];
@@ -109,9 +122,10 @@ class StatusAnswer {
 }
 
 /**
- * A local OpenDART: `list.json`, `corpCode.xml` and `company.json` over real HTTP
- * on 127.0.0.1, with generated data that looks and behaves like the real thing
- * (statuses in the body, the 3-month rule, paging, a ZIP of CORPCODE.xml), and a
+ * A local OpenDART: `list.json`, `corpCode.xml`, `company.json` and `document.xml`
+ * over real HTTP on 127.0.0.1, with generated data that looks and behaves like the
+ * real thing (statuses in the body, the 3-month rule, paging, a ZIP of CORPCODE.xml,
+ * filing documents in DART's markup, some broken, some EUC-KR, some missing), and a
  * control surface for tests to change the data and inject failures.
  */
 export async function startDartSandbox(options: DartSandboxOptions = {}): Promise<DartSandbox> {
@@ -120,12 +134,20 @@ export async function startDartSandbox(options: DartSandboxOptions = {}): Promis
   const today = (): string => kstDateOf(now());
   const latencyMs = options.latencyMs ?? 0;
 
+  const seed = options.seed ?? 1;
   const data = new SandboxData({
-    seed: options.seed ?? 1,
+    seed,
     companyCount: options.companyCount ?? 20_000,
     pastDays: options.pastDays ?? 120,
     filingsPerBusinessDay: options.filingsPerBusinessDay ?? 40,
     today,
+  });
+
+  const documents = new SandboxDocuments(seed, (rceptNo) => {
+    const filing = data.filing(rceptNo);
+    if (filing === undefined) return undefined;
+    const company = data.company(filing.corp_code);
+    return { filing, company: company === undefined ? undefined : data.details(company) };
   });
 
   const requests: SandboxRequest[] = [];
@@ -219,6 +241,20 @@ export async function startDartSandbox(options: DartSandboxOptions = {}): Promis
       res.end(archive);
       return;
     }
+    if (endpoint === 'document.xml') {
+      const rceptNo = query.rcept_no;
+      if (rceptNo === undefined || !/^\d{14}$/.test(rceptNo)) return sendStatus(res, endpoint, new StatusAnswer('100', 'rcept_no'));
+      // No file, or no such filing: the upstream answers 014 for both.
+      const archive = await documents.zip(rceptNo);
+      if (archive === null) return sendStatus(res, endpoint, new StatusAnswer('014'));
+      res.writeHead(200, {
+        'Content-Type': 'application/x-msdownload',
+        'Content-Disposition': `attachment; filename=${rceptNo}.zip`,
+        'Content-Length': archive.length,
+      });
+      res.end(archive);
+      return;
+    }
     const answer = endpoint === 'list.json' ? listJson(query) : companyJson(query);
     if (answer instanceof StatusAnswer) return sendStatus(res, endpoint, answer);
     sendJson(res, answer);
@@ -264,6 +300,9 @@ export async function startDartSandbox(options: DartSandboxOptions = {}): Promis
     filings: () => data.filings(),
     today,
     corpCodeZip,
+    documentOf: (rceptNo) => documents.describe(rceptNo),
+    setDocument: (rceptNo, xml, encoding) => documents.set(rceptNo, xml, encoding),
+    documentZip: (rceptNo) => documents.zip(rceptNo),
   };
 
   return {
@@ -294,7 +333,7 @@ function positiveInteger(text: string): number | null {
 function sendStatus(res: ServerResponse, endpoint: Endpoint, answer: StatusAnswer): void {
   const base = MESSAGES[answer.status] ?? MESSAGES['900'];
   const message = answer.detail ? `${base} (${answer.detail})` : base;
-  if (endpoint === 'corpCode.xml') {
+  if (ZIP_ENDPOINTS.includes(endpoint)) {
     const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<result>\n<status>${escapeXml(answer.status)}</status>\n<message>${escapeXml(message)}</message>\n</result>\n`;
     res.writeHead(200, { 'Content-Type': 'application/xml;charset=UTF-8' });
     res.end(xml);

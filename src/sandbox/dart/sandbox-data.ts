@@ -124,6 +124,12 @@ export class SandboxData {
     return this.filingList.map(toRow).reverse();
   }
 
+  /** One filing as a list row; undefined when no filing has this receipt number. */
+  filing(rceptNo: string): DartFiling | undefined {
+    const filing = this.findFiling(rceptNo);
+    return filing === undefined ? undefined : toRow(filing);
+  }
+
   /** The rows `list.json` answers for `filter`, newest first. */
   query(filter: FilingFilter): DartFiling[] {
     const from = lowerBound(this.filingList, `${filter.bgnDe}000000`);

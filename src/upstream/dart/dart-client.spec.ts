@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -412,6 +413,132 @@ describe('DartClient against the sandbox', () => {
       const { client } = clientFor(sandbox);
       await expect(client.company('99999999')).resolves.toBeNull();
     });
+  });
+});
+
+describe('DartClient.document against the sandbox', () => {
+  let sandbox: DartSandbox;
+  /** A filing with a generated document, and one the sandbox answers 014 for. */
+  let served: string;
+  let missing: string;
+  beforeAll(async () => {
+    sandbox = await startDartSandbox({ seed: 13, companyCount: 300, filingsPerBusinessDay: 10, now: () => TODAY, apiKey: 'document-key' });
+    const filings = sandbox.control.filings();
+    served = filings.find((filing) => sandbox.control.documentOf(filing.rcept_no)?.kind === 'long')!.rcept_no;
+    missing = filings.find((filing) => sandbox.control.documentOf(filing.rcept_no)?.kind === 'missing')!.rcept_no;
+  });
+  afterAll(() => sandbox.close());
+  beforeEach(() => {
+    sandbox.control.clearRequests();
+    sandbox.control.setKeyStatus(null);
+  });
+
+  it('returns the ZIP as served, with one request carrying the key and the receipt number', async () => {
+    const { client } = clientFor(sandbox);
+    const zip = await client.document(served);
+
+    expect(zip.subarray(0, 2).toString('latin1')).toBe('PK');
+    expect(zip.equals((await sandbox.control.documentZip(served))!)).toBe(true);
+    expect(sandbox.control.requests).toEqual([{ path: '/api/document.xml', query: { crtfc_key: 'document-key', rcept_no: served }, at: expect.any(Date) }]);
+  });
+
+  it('throws a `missing` error on 014 after exactly one request, without retrying or warning', async () => {
+    const { client, log } = clientFor(sandbox);
+    const error = await failureOf(client.document(missing));
+    expect(error).toMatchObject({ kind: 'missing', status: '014' });
+    expect(error.message).toContain(missing);
+    expect(sandbox.control.requests).toHaveLength(1);
+    expect(log.warnings).toEqual([]);
+
+    // A document a test removed answers the same.
+    const removed = sandbox.control.filings()[0].rcept_no;
+    sandbox.control.setDocument(removed, null);
+    expect(await failureOf(client.document(removed))).toMatchObject({ kind: 'missing', status: '014' });
+    expect(sandbox.control.requests).toHaveLength(2);
+  });
+
+  it('retries 020 and a hanging download under the same rules as the other calls', async () => {
+    sandbox.control.failNext(2, '020', 'document.xml');
+    const { client, log } = clientFor(sandbox);
+    await expect(client.document(served)).resolves.toBeInstanceOf(Buffer);
+    expect(sandbox.control.requests).toHaveLength(3);
+    expect(log.warnings).toHaveLength(2);
+    expect(log.warnings[0]).toContain('document.xml: 020 on attempt 1 of 4');
+
+    sandbox.control.clearRequests();
+    sandbox.control.failNext(1, 'hang', 'document.xml');
+    const { client: impatient } = clientFor(sandbox, { timeoutMs: 200 });
+    await expect(impatient.document(served)).resolves.toBeInstanceOf(Buffer);
+    expect(sandbox.control.requests).toHaveLength(2);
+
+    sandbox.control.setKeyStatus('020');
+    expect(await failureOf(clientFor(sandbox, { maxAttempts: 2 }).client.document(served))).toMatchObject({ kind: 'transient', status: '020' });
+  });
+
+  it('reads the other statuses of the XML body as the other calls do', async () => {
+    const { client } = clientFor(sandbox);
+    sandbox.control.setKeyStatus('011');
+    expect(await failureOf(client.document(served))).toMatchObject({ kind: 'configuration', status: '011' });
+    sandbox.control.setKeyStatus(null);
+    // The sandbox checks the receipt number as the upstream does (status 100).
+    expect(await failureOf(client.document('2026'))).toMatchObject({ kind: 'request', status: '100' });
+    expect(sandbox.control.requests).toHaveLength(2);
+  });
+
+  it('refuses an answer larger than maxDocumentBytes without retrying', async () => {
+    const size = (await sandbox.control.documentZip(served))!.length;
+    const { client } = clientFor(sandbox, {}, { maxDocumentBytes: size - 1 });
+    const error = await failureOf(client.document(served));
+    expect(error).toMatchObject({ kind: 'request', status: 'TOO_LARGE' });
+    expect(error.message).toContain(String(size - 1));
+    expect(sandbox.control.requests).toHaveLength(1);
+
+    const { client: roomy } = clientFor(sandbox, {}, { maxDocumentBytes: size });
+    await expect(roomy.document(served)).resolves.toHaveLength(size);
+  });
+
+  it('bounds a body sent without Content-Length as it arrives, and rejects a body that is neither ZIP nor status', async () => {
+    /** Whether each answer was written to its end. */
+    const completed: boolean[] = [];
+    let body = 'zip';
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/x-msdownload' });
+      if (body === 'garbage') {
+        res.end('<html>maintenance page</html>');
+        return;
+      }
+      // Chunked: the size is only known by counting. 'PK' and 64 chunks of 1 KB, one every few ms.
+      const answer = completed.push(false) - 1;
+      res.write('PK');
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed || sent === 64) {
+          clearInterval(timer);
+          completed[answer] = sent === 64;
+          res.end();
+          return;
+        }
+        res.write(Buffer.alloc(1024, 0x41));
+        sent++;
+      }, 2);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
+      const { client } = clientFor(sandbox, { baseUrl }, { maxDocumentBytes: 8 * 1024 });
+      expect(await failureOf(client.document(served))).toMatchObject({ kind: 'request', status: 'TOO_LARGE' });
+
+      const { client: roomy } = clientFor(sandbox, { baseUrl }, { maxDocumentBytes: 128 * 1024 });
+      expect((await roomy.document(served)).length).toBe(2 + 64 * 1024);
+      // The refused download was abandoned early, not read to its end.
+      expect(completed).toEqual([false, true]);
+
+      body = 'garbage';
+      expect(await failureOf(roomy.document(served))).toMatchObject({ kind: 'request', status: 'UNPARSABLE' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

@@ -33,6 +33,8 @@ export interface DartClientOptions {
   logger?: Pick<LoggerService, 'warn'>;
   /** Where corpCode.xml is downloaded to before it is read; the OS temp directory by default. */
   tempDir?: string;
+  /** The largest document.xml answer accepted, in bytes; DOCUMENT_LIMIT_BYTES by default. */
+  maxDocumentBytes?: number;
 }
 
 export interface ListFilingsOptions {
@@ -41,12 +43,19 @@ export interface ListFilingsOptions {
 }
 
 const NO_DATA = '013';
+/** document.xml's "file does not exist": the filing has no document to give. */
+const NO_FILE = '014';
 const CONFIGURATION_STATUSES = new Set(['010', '011', '012', '901']);
 const RETRYABLE_STATUSES = new Set(['020', '800', '900']);
 /** `listFilings` asks for the largest page OpenDART serves. */
 const FULL_PAGE = 100;
 /** An error body of corpCode.xml is a few hundred bytes; anything much larger that is not a ZIP is garbage. */
 const ERROR_BODY_LIMIT = 64 * 1024;
+/**
+ * The largest document.xml answer accepted by default. The largest real filings (annual reports with
+ * every attachment) zip to a few MB; ten times that is a broken or hostile answer, not a document.
+ */
+export const DOCUMENT_LIMIT_BYTES = 50 * 1024 * 1024;
 
 const FILING_FIELDS = ['corp_code', 'corp_name', 'stock_code', 'corp_cls', 'report_nm', 'rcept_no', 'flr_nm', 'rcept_dt', 'rm'] as const;
 const COMPANY_FIELDS = [
@@ -171,6 +180,25 @@ export class DartClient {
     return pickStrings(body, COMPANY_FIELDS) as DartCompany;
   }
 
+  /**
+   * `document.xml`: the ZIP of the filing's document (`{rcept_no}.xml`, sometimes attachments such
+   * as `{rcept_no}_00760.xml`), as received. Held in memory, so the answer is bounded by
+   * `maxDocumentBytes` (a `request` error 'TOO_LARGE' above it, not retried: the file will not shrink).
+   * 014 is a `missing` error, thrown at once: the filing has no document, asking again will not help.
+   */
+  async document(rceptNo: string): Promise<Buffer> {
+    return this.call('document.xml', { rcept_no: rceptNo }, async (response) => {
+      const body = await this.readBounded(response, 'document.xml', this.options.maxDocumentBytes ?? DOCUMENT_LIMIT_BYTES);
+      if (isZip(body)) return body;
+      const result = body.length <= ERROR_BODY_LIMIT ? parseResultXml(body.toString('utf8')) : null;
+      if (result === null) throw unparsable('document.xml', 'the body is neither a ZIP nor a status document');
+      if (result.status === NO_FILE) {
+        throw new DartError('missing', NO_FILE, this.redact(`document.xml has no file for ${rceptNo} (014${result.message ? `: ${result.message}` : ''})`));
+      }
+      throw this.errorFor('document.xml', result.status, result.message);
+    });
+  }
+
   /** A JSON endpoint whose body answered 000 or 013; every other status is thrown. */
   private callJson(endpoint: string, params: Record<string, string | undefined>): Promise<{ status: string; body: JsonBody }> {
     return this.call(endpoint, params, async (response) => {
@@ -253,12 +281,31 @@ export class DartClient {
     } finally {
       await file.close();
     }
-    // Every ZIP starts with the local file header signature "PK".
-    if (head.length >= 2 && head[0] === 0x50 && head[1] === 0x4b) return;
+    if (isZip(head)) return;
 
     const result = parseResultXml(head.toString('utf8'));
     if (result === null) throw unparsable('corpCode.xml', 'the body is neither a ZIP nor a status document');
     throw this.errorFor('corpCode.xml', result.status, result.message);
+  }
+
+  /** The whole body, refused as soon as it is known to exceed `limit` bytes (declared or counted). */
+  private async readBounded(response: Response, endpoint: string, limit: number): Promise<Buffer> {
+    const tooLarge = (): DartError =>
+      new DartError('request', 'TOO_LARGE', `${endpoint}: the answer is larger than the ${limit} bytes accepted`);
+    if (Number(response.headers.get('content-length')) > limit) {
+      await response.body?.cancel();
+      throw tooLarge();
+    }
+    if (response.body === null) return Buffer.alloc(0);
+    const parts: Buffer[] = [];
+    let size = 0;
+    // Counted as it arrives: a body without Content-Length (chunked) is bounded too. Leaving the loop cancels the download.
+    for await (const chunk of response.body as WebReadableStream<Uint8Array>) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge();
+      parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    }
+    return Buffer.concat(parts, size);
   }
 
   private errorFor(endpoint: string, status: string, message: string): DartError {
@@ -279,6 +326,11 @@ export class DartClient {
     const key = this.config.apiKey;
     return key ? text.split(key).join('***') : text;
   }
+}
+
+/** Every ZIP starts with the local file header signature "PK". */
+function isZip(head: Buffer): boolean {
+  return head.length >= 2 && head[0] === 0x50 && head[1] === 0x4b;
 }
 
 function unparsable(endpoint: string, why: string): DartError {

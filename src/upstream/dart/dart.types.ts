@@ -77,13 +77,14 @@ export interface DartCompany {
  * - `configuration` (010, 011, 012, 901): the key is unusable; stop the job and show it.
  * - `transient` (020, 800, 900, network, timeout, HTTP 5xx) after the bounded retries ran out.
  * - `request` (021, 100, 101, anything unexpected): a bug in our call.
+ * - `missing` (014 from document.xml): the filing has no document file; asking again will not help.
  */
-export type DartErrorKind = 'configuration' | 'transient' | 'request';
+export type DartErrorKind = 'configuration' | 'transient' | 'request' | 'missing';
 
 export class DartError extends Error {
   constructor(
     readonly kind: DartErrorKind,
-    /** The body status (e.g. '020'), or 'HTTP 503' / 'NETWORK' / 'TIMEOUT'. */
+    /** The body status (e.g. '020'), or 'HTTP 503' / 'NETWORK' / 'TIMEOUT' / 'TOO_LARGE'. */
     readonly status: string,
     message: string,
   ) {

@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import type { AnalyzerOutput } from './analyzers/analyzer';
+
+/** A claimed analysis, with what the worker needs to know about its filing. */
+export interface ClaimedAnalysis {
+  rceptNo: string;
+  attempts: number;
+  corpName: string;
+  reportName: string;
+  rceptDt: string;
+}
+
+export interface CompletedAnalysis {
+  output: AnalyzerOutput;
+  docLength: number;
+  truncated: boolean;
+}
+
+/** Longest backoff between two attempts. */
+const MAX_BACKOFF_MS = 60 * 60 * 1000;
+
+/**
+ * The `analyses` table as a work queue shared by every instance. A worker claims
+ * one row with `FOR UPDATE SKIP LOCKED` (claims never wait on each other), holds
+ * it under a lease, and finishes it only while it still owns that lease, so a
+ * completed analysis is never overwritten and a lease left by a crashed worker is
+ * taken over once it expires.
+ */
+@Injectable()
+export class AnalysisQueue {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectConfig() private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Claims the oldest claimable analysis for `worker`, or null when there is none. */
+  async claim(worker: string): Promise<ClaimedAnalysis | null> {
+    const now = this.clock.now();
+    const leaseExpiresAt = new Date(now.getTime() + this.config.ai.leaseMs);
+    // Expired leases first: their filings have waited longest.
+    for (const candidates of [
+      `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING' AND lease_expires_at < $1
+       ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      `SELECT rcept_no FROM analyses WHERE status = 'PENDING' AND (available_at IS NULL OR available_at <= $1)
+       ORDER BY available_at NULLS FIRST, created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    ]) {
+      const [claimed] = await this.dataSource.query<
+        { rcept_no: string; attempts: number; corp_name: string; report_name: string; rcept_dt: string }[]
+      >(
+        `WITH next AS (${candidates}),
+         claimed AS (
+           UPDATE analyses a SET status = 'PROCESSING', attempts = a.attempts + 1, lease_owner = $2,
+             lease_expires_at = $3, updated_at = now()
+           FROM next WHERE a.rcept_no = next.rcept_no
+           RETURNING a.rcept_no, a.attempts
+         )
+         SELECT c.rcept_no, c.attempts, d.corp_name, d.report_name, d.rcept_dt
+         FROM claimed c JOIN disclosures d ON d.rcept_no = c.rcept_no`,
+        [now, worker, leaseExpiresAt],
+      );
+      if (claimed) {
+        return {
+          rceptNo: claimed.rcept_no,
+          attempts: claimed.attempts,
+          corpName: claimed.corp_name,
+          reportName: claimed.report_name,
+          rceptDt: claimed.rcept_dt,
+        };
+      }
+    }
+    return null;
+  }
+
+  /** Stores the result; false when the lease was lost meanwhile (the result is dropped). */
+  async complete(worker: string, rceptNo: string, done: CompletedAnalysis): Promise<boolean> {
+    const { output } = done;
+    return this.finish(
+      `status = 'COMPLETED', one_liner = $3, result = $4, doc_length = $5, truncated = $6,
+       provider = $7, model = $8, prompt_tokens = $9, completion_tokens = $10,
+       completed_at = $11, last_error = NULL`,
+      [
+        worker,
+        rceptNo,
+        output.oneLiner,
+        JSON.stringify(output.result),
+        done.docLength,
+        done.truncated,
+        output.provider,
+        output.model,
+        output.usage.promptTokens,
+        output.usage.completionTokens,
+        this.clock.now(),
+      ],
+    );
+  }
+
+  /** The filing can never be analysed (its document does not exist). */
+  async markUnavailable(worker: string, rceptNo: string, reason: string): Promise<boolean> {
+    return this.finish(`status = 'UNAVAILABLE', last_error = $3`, [worker, rceptNo, reason.slice(0, 1000)]);
+  }
+
+  /**
+   * A failed attempt: back to PENDING after an exponential backoff, or UNAVAILABLE
+   * once the attempts are spent. Returns the status the analysis ended in, or null
+   * when the lease was lost.
+   */
+  async fail(worker: string, job: ClaimedAnalysis, reason: string): Promise<'PENDING' | 'UNAVAILABLE' | null> {
+    if (job.attempts >= this.config.ai.maxAttempts) {
+      return (await this.markUnavailable(worker, job.rceptNo, reason)) ? 'UNAVAILABLE' : null;
+    }
+    const backoff = Math.min(MAX_BACKOFF_MS, this.config.ai.retryBaseMs * 2 ** (job.attempts - 1));
+    const retried = await this.release(worker, job.rceptNo, backoff, reason, false);
+    return retried ? 'PENDING' : null;
+  }
+
+  /**
+   * Puts an analysis back after a failure that is not the filing's fault (the
+   * disclosure system refuses our key, the model refuses our credentials): the
+   * attempt is not counted, so a configuration problem cannot exhaust the queue.
+   */
+  async postpone(worker: string, rceptNo: string, delayMs: number, reason: string): Promise<boolean> {
+    return this.release(worker, rceptNo, delayMs, reason, true);
+  }
+
+  /** Analyses waiting to be claimed now or later. */
+  async countQueued(): Promise<number> {
+    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
+      "SELECT count(*)::int AS n FROM analyses WHERE status IN ('PENDING', 'PROCESSING')",
+    );
+    return n;
+  }
+
+  private async release(worker: string, rceptNo: string, delayMs: number, reason: string, refundAttempt: boolean) {
+    return this.finish(
+      `status = 'PENDING', available_at = $3, last_error = $4${refundAttempt ? ', attempts = attempts - 1' : ''}`,
+      [worker, rceptNo, new Date(this.clock.nowMs() + delayMs), reason.slice(0, 1000)],
+    );
+  }
+
+  /** Applies `assignments` only while `worker` still holds the lease; $1 is the worker, $2 the filing. */
+  private async finish(assignments: string, params: unknown[]): Promise<boolean> {
+    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
+      `WITH finished AS (
+         UPDATE analyses SET ${assignments}, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+         WHERE rcept_no = $2 AND status = 'PROCESSING' AND lease_owner = $1
+         RETURNING 1
+       ) SELECT count(*)::int AS n FROM finished`,
+      params,
+    );
+    return n === 1;
+  }
+}

@@ -1,0 +1,59 @@
+import { Controller, Get, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
+import type { Request } from 'express';
+import { RequiresAttestation } from '../attestation/requires-attestation.decorator';
+import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
+import type { AuthenticatedUser } from '../auth/jwt.strategy';
+import { OptionalAuthentication } from '../auth/optional-jwt-auth.guard';
+import { AppError } from '../common/errors/app-error';
+import { ErrorBody } from '../common/errors/error-body';
+import { AnalysisService } from './analysis.service';
+import { AnalysisMetaResponse, RevealResponse } from './dto/analysis.dto';
+
+function assertReceiptNumber(rceptNo: string): void {
+  if (!/^\d{14}$/.test(rceptNo)) throw new AppError('VALIDATION_FAILED', 'rceptNo must be 14 digits');
+}
+
+@ApiTags('analysis')
+@Controller('api/v1/ai/analyze')
+export class AnalysisController {
+  constructor(private readonly analyses: AnalysisService) {}
+
+  @Get(':rceptNo')
+  @OptionalAuthentication()
+  @ApiOperation({
+    summary: 'The stored analysis of a filing (never calls the AI, never spends quota)',
+    description: 'Anonymous callers get the one-liner; `result` comes with short filings and filings the caller revealed.',
+  })
+  @ApiOkResponse({ type: AnalysisMetaResponse })
+  @ApiBadRequestResponse({ type: ErrorBody, description: 'rceptNo is not 14 digits' })
+  @ApiNotFoundResponse({ type: ErrorBody, description: 'Unknown filing' })
+  meta(@Param('rceptNo') rceptNo: string, @Req() req: Request & { user?: AuthenticatedUser | null }): Promise<AnalysisMetaResponse> {
+    assertReceiptNumber(rceptNo);
+    return this.analyses.meta(rceptNo, req.user?.userId ?? null);
+  }
+
+  @Post(':rceptNo/reveal')
+  @HttpCode(HttpStatus.OK)
+  // Guards run bottom-up: the token is checked (401) before the device (403).
+  @RequiresAttestation()
+  @Authenticated()
+  @ApiOperation({ summary: 'Reveal the full analysis, spending one unit of the weekly quota the first time' })
+  @ApiOkResponse({ type: RevealResponse })
+  @ApiBadRequestResponse({ type: ErrorBody, description: 'rceptNo is not 14 digits' })
+  @ApiNotFoundResponse({ type: ErrorBody, description: 'Unknown filing' })
+  @ApiConflictResponse({ type: ErrorBody, description: 'NOT_READY: the analysis is not completed' })
+  @ApiTooManyRequestsResponse({ type: ErrorBody, description: 'QUOTA_EXHAUSTED, with can_watch_ad: true' })
+  reveal(@Param('rceptNo') rceptNo: string, @CurrentUser() user: AuthenticatedUser): Promise<RevealResponse> {
+    assertReceiptNumber(rceptNo);
+    return this.analyses.reveal(user.userId, rceptNo);
+  }
+}

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { QuotaModule } from '../quota/quota.module';
+import { DartModule } from '../upstream/dart/dart.module';
+import { AnalysisQueue } from './analysis-queue';
+import { AnalysisSchedulerService } from './analysis-scheduler.service';
+import { AnalysisController } from './analysis.controller';
+import { AnalysisService } from './analysis.service';
+import { AnalyzersModule } from './analyzers/analyzers.module';
+import { SchedulerAdminController } from './scheduler-admin.controller';
+
+@Module({
+  imports: [AuthModule, QuotaModule, DartModule, AnalyzersModule],
+  controllers: [AnalysisController, SchedulerAdminController],
+  providers: [AnalysisQueue, AnalysisSchedulerService, AnalysisService],
+  exports: [AnalysisSchedulerService, AnalysisQueue],
+})
+export class AnalysisModule {}

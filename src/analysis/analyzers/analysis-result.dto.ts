@@ -1,0 +1,79 @@
+import { ApiProperty } from '@nestjs/swagger';
+import {
+  ANALYSIS_CATEGORIES,
+  ANALYSIS_CATEGORY_LABELS,
+  ANALYSIS_LIMITS as L,
+  ANALYSIS_SCHEMA_VERSION,
+  type AnalysisCategory,
+  type AnalysisImpact,
+  type AnalysisKeyFigure,
+  type AnalysisResult,
+  IMPACT_DIRECTIONS,
+  IMPACT_LEVELS,
+  type ImpactDirection,
+  type ImpactLevel,
+  type Sentiment,
+  SENTIMENTS,
+} from './analysis-result.schema';
+
+// Swagger mirrors of `analysisResultSchema`, for the OpenAPI document only; the
+// schema is what validates. `implements` makes the compiler hold the two together.
+
+export class AnalysisKeyFigureDto implements AnalysisKeyFigure {
+  @ApiProperty({ example: '계약금액', maxLength: L.figureLabelMaxChars })
+  label: string;
+
+  @ApiProperty({
+    oneOf: [{ type: 'number' }, { type: 'string', maxLength: L.figureTextMaxChars }],
+    example: 52_000_000_000,
+    description: 'A number when the filing gives one, otherwise its wording',
+  })
+  value: number | string;
+
+  @ApiProperty({ type: String, nullable: true, example: '원', maxLength: L.unitMaxChars, description: 'null when the figure has no unit' })
+  unit: string | null;
+}
+
+export class AnalysisImpactDto implements AnalysisImpact {
+  @ApiProperty({ enum: IMPACT_LEVELS, enumName: 'ImpactLevel' })
+  level: ImpactLevel;
+
+  @ApiProperty({ enum: IMPACT_DIRECTIONS, enumName: 'ImpactDirection' })
+  direction: ImpactDirection;
+
+  @ApiProperty({ maxLength: L.itemMaxChars, example: '최근 매출액의 35%에 이르는 대형 계약입니다.' })
+  reason: string;
+}
+
+export class AnalysisResultDto implements AnalysisResult {
+  @ApiProperty({ enum: [ANALYSIS_SCHEMA_VERSION], type: 'integer', description: 'Version of this structure' })
+  schema_version: typeof ANALYSIS_SCHEMA_VERSION;
+
+  @ApiProperty({ maxLength: L.headlineMaxChars, description: 'The one-liner', example: '가나다전자, 520억원 규모 반도체 장비 공급계약 체결' })
+  headline: string;
+
+  @ApiProperty({ maxLength: L.summaryMaxChars, description: 'Two to four sentences' })
+  summary: string;
+
+  @ApiProperty({ type: [String], minItems: L.keyPoints.min, maxItems: L.keyPoints.max })
+  key_points: string[];
+
+  @ApiProperty({
+    enum: ANALYSIS_CATEGORIES,
+    enumName: 'AnalysisCategory',
+    description: ANALYSIS_CATEGORIES.map((category) => `${category}: ${ANALYSIS_CATEGORY_LABELS[category]}`).join(', '),
+  })
+  category: AnalysisCategory;
+
+  @ApiProperty({ enum: SENTIMENTS, enumName: 'Sentiment', description: 'For existing shareholders' })
+  sentiment: Sentiment;
+
+  @ApiProperty({ type: AnalysisImpactDto })
+  impact: AnalysisImpactDto;
+
+  @ApiProperty({ type: [AnalysisKeyFigureDto], maxItems: L.keyFigures.max })
+  key_figures: AnalysisKeyFigureDto[];
+
+  @ApiProperty({ type: [String], maxItems: L.risks.max })
+  risks: string[];
+}

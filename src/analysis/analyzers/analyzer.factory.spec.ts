@@ -1,0 +1,65 @@
+import { Test } from '@nestjs/testing';
+import { loadConfig } from '../../config/app-config';
+import { ConfigModule } from '../../config/config.module';
+import { Analyzer } from './analyzer';
+import { createAnalyzer } from './analyzer.factory';
+import { AnalyzersModule } from './analyzers.module';
+import { AnthropicAnalyzer } from './anthropic.analyzer';
+import { BuiltinAnalyzer } from './builtin.analyzer';
+import { OpenAiAnalyzer } from './openai.analyzer';
+
+class CapturedLog {
+  readonly lines: string[] = [];
+  log(message: unknown): void {
+    this.lines.push(`log: ${String(message)}`);
+  }
+  warn(message: unknown): void {
+    this.lines.push(`warn: ${String(message)}`);
+  }
+}
+
+describe('createAnalyzer', () => {
+  it('runs the builtin analyzer when no provider is configured, and says that no model is used', () => {
+    const log = new CapturedLog();
+    const analyzer = createAnalyzer(loadConfig({}).ai, log);
+    expect(analyzer).toBeInstanceOf(BuiltinAnalyzer);
+    expect(log.lines).toEqual([expect.stringMatching(/^log: analyzer: builtin \(extractive-v1\): no AI model is used/)]);
+  });
+
+  it('runs the OpenAI analyzer with the configured model and base URL, never logging the key', () => {
+    const log = new CapturedLog();
+    const config = loadConfig({ OPENAI_API_KEY: 'sk-secret-123', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'qwen3:8b' });
+    const analyzer = createAnalyzer(config.ai, log);
+    expect(analyzer).toBeInstanceOf(OpenAiAnalyzer);
+    expect(analyzer).toMatchObject({ provider: 'openai', model: 'qwen3:8b' });
+    expect(log.lines).toEqual(['log: analyzer: openai, model qwen3:8b at http://127.0.0.1:11434/v1']);
+  });
+
+  it('runs the Anthropic analyzer when its key is configured', () => {
+    const log = new CapturedLog();
+    const analyzer = createAnalyzer(loadConfig({ ANTHROPIC_API_KEY: 'sk-ant-secret' }).ai, log);
+    expect(analyzer).toBeInstanceOf(AnthropicAnalyzer);
+    expect(analyzer).toMatchObject({ provider: 'anthropic', model: 'claude-haiku-4-5' });
+    expect(log.lines.join('\n')).not.toContain('sk-ant-secret');
+  });
+
+  it('warns when a model provider is chosen without a key', () => {
+    const log = new CapturedLog();
+    createAnalyzer(loadConfig({ AI_PROVIDER: 'anthropic' }).ai, log);
+    expect(log.lines[1]).toMatch(/^warn: ANTHROPIC_API_KEY is not set/);
+  });
+});
+
+describe('AnalyzersModule', () => {
+  it.each([
+    [{}, BuiltinAnalyzer],
+    [{ AI_PROVIDER: 'openai', OPENAI_API_KEY: 'k' }, OpenAiAnalyzer],
+    [{ AI_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'k' }, AnthropicAnalyzer],
+  ])('provides the Analyzer that the configuration %j names', async (env, kind) => {
+    const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(loadConfig(env)), AnalyzersModule] })
+      .setLogger({ log: () => undefined, warn: () => undefined, error: () => undefined })
+      .compile();
+    expect(moduleRef.get(Analyzer)).toBeInstanceOf(kind);
+    await moduleRef.close();
+  });
+});

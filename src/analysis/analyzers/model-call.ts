@@ -1,0 +1,46 @@
+import { AnalyzerError } from './analyzer';
+
+// What the model analyzers share about calling a model over HTTP.
+
+/** One model call may take this long; a filing the model cannot finish in time is retried later by the queue. */
+export const MODEL_TIMEOUT_MS = 120_000;
+
+/** Low, so the same filing reads the same way; not zero, which makes some models repeat themselves. */
+export const MODEL_TEMPERATURE = 0.2;
+
+/** Room for the largest answer the schema allows, in Korean. */
+export const MODEL_MAX_OUTPUT_TOKENS = 4096;
+
+/**
+ * Sent when no key is configured: the SDKs refuse to start without one, and local
+ * OpenAI-compatible servers (vLLM, Ollama) ignore it. A real API answers 401.
+ */
+export const NO_API_KEY = 'not-configured';
+
+/** Options of the model analyzers that tests change. */
+export interface ModelCallOptions {
+  timeoutMs?: number;
+}
+
+/**
+ * Turns an HTTP status of a model API into the queue's decision. Rate limits,
+ * overload, 5xx, 408 and 409 pass; everything else (refused or missing
+ * credentials, an unknown model or endpoint, a request the API rejects) will fail
+ * the same way every time and needs an operator.
+ */
+export function failureFromStatus(service: string, status: number, message: string): AnalyzerError {
+  const transient = status === 408 || status === 409 || status === 429 || status >= 500;
+  const hint =
+    status === 401 || status === 403
+      ? ' (check the API key)'
+      : status === 404
+        ? ' (check the model name and the base URL)'
+        : '';
+  return new AnalyzerError(transient, `${service} answered HTTP ${status}${hint}: ${message}`);
+}
+
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error && cause.message !== error.message ? `${error.message} (${cause.message})` : error.message;
+}

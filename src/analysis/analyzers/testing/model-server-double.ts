@@ -1,0 +1,67 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+/** What the double answers: a status and a JSON body, or nothing at all (a hung server). */
+export type ModelServerAnswer = { status: number; body: unknown } | 'hang';
+
+export interface ModelServerDouble {
+  /** Base URL, e.g. http://127.0.0.1:40123 */
+  url: string;
+  /** Requests received so far, bodies parsed from JSON. */
+  requests: RecordedRequest[];
+  /** Sets the answer to every following request. */
+  answerWith(answer: ModelServerAnswer | ((request: RecordedRequest) => ModelServerAnswer)): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A model API on a loopback port (OpenAI Chat Completions, Anthropic Messages):
+ * the real SDKs talk to it over HTTP, the test reads what they sent.
+ */
+export async function startModelServerDouble(): Promise<ModelServerDouble> {
+  const requests: RecordedRequest[] = [];
+  let answer: (request: RecordedRequest) => ModelServerAnswer = () => ({ status: 500, body: { error: { message: 'no answer set' } } });
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = raw;
+      try {
+        body = raw === '' ? null : (JSON.parse(raw) as unknown);
+      } catch {
+        // kept as text
+      }
+      const request: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
+      requests.push(request);
+      const reply = answer(request);
+      // A hung server keeps the connection open until the client gives up.
+      if (reply === 'hang') return;
+      res.writeHead(reply.status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(reply.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    answerWith(next) {
+      answer = typeof next === 'function' ? next : () => next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

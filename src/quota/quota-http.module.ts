@@ -1,0 +1,24 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
+import { QuotaAdRewardController, QuotaController } from './quota.controller';
+import { QuotaModule } from './quota.module';
+
+/** Whether `POST /api/v1/quota/ad-reward` exists: local and dev only, never production. */
+export function adRewardEndpointEnabled(config: Pick<AppConfig, 'appEnv'>): boolean {
+  return config.appEnv === 'local' || config.appEnv === 'dev';
+}
+
+/**
+ * The quota routes. Kept apart from QuotaModule (the service other features
+ * import) because which routes exist depends on the configuration.
+ */
+@Module({})
+export class QuotaHttpModule {
+  static forRoot(config: Pick<AppConfig, 'appEnv'>): DynamicModule {
+    return {
+      module: QuotaHttpModule,
+      imports: [QuotaModule],
+      controllers: adRewardEndpointEnabled(config) ? [QuotaController, QuotaAdRewardController] : [QuotaController],
+    };
+  }
+}
