@@ -1,6 +1,12 @@
 import { UsersAndIdentities1763700000000 } from './1763700000000-users-and-identities';
 import { FilingsAndCompanies1763800000000 } from './1763800000000-filings-and-companies';
 import { AnalysesAndQuota1763900000000 } from './1763900000000-analyses-and-quota';
+import { WatchlistAndPush1764000000000 } from './1764000000000-watchlist-and-push';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
-export const MIGRATIONS = [UsersAndIdentities1763700000000, FilingsAndCompanies1763800000000, AnalysesAndQuota1763900000000];
+export const MIGRATIONS = [
+  UsersAndIdentities1763700000000,
+  FilingsAndCompanies1763800000000,
+  AnalysesAndQuota1763900000000,
+  WatchlistAndPush1764000000000,
+];

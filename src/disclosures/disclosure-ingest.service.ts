@@ -2,6 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import { kstDate } from '../common/korea-time';
 import type { DartFiling } from '../upstream/dart/dart.types';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent, type DisclosureSource } from './disclosure-events';
 import type { DisclosureView } from './disclosure.view';
@@ -18,6 +20,7 @@ export class DisclosureIngestService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
+    private readonly clock: Clock,
   ) {}
 
   /** Returns the filings that were new, in the order given. */
@@ -49,7 +52,16 @@ export class DisclosureIngestService {
         ],
       );
       if (rows.length > 0) {
-        await manager.query('INSERT INTO analyses (rcept_no) SELECT unnest($1::text[])', [rows.map((row) => row.rcept_no)]);
+        const stored = rows.map((row) => row.rcept_no);
+        await manager.query('INSERT INTO analyses (rcept_no) SELECT unnest($1::text[])', [stored]);
+        // The push outbox is written with the filing, so no announcement is lost to a crash.
+        const today = kstDate(this.clock.now());
+        const news = usable
+          .filter((filing) => stored.includes(filing.rcept_no) && isNews(source, filing.rcept_dt, today))
+          .map((filing) => filing.rcept_no);
+        if (news.length > 0) {
+          await manager.query('INSERT INTO push_fanouts (rcept_no) SELECT DISTINCT unnest($1::text[]) ON CONFLICT DO NOTHING', [news]);
+        }
       }
       return new Set(rows.map((row) => row.rcept_no));
     });
@@ -62,6 +74,14 @@ export class DisclosureIngestService {
     }
     return created;
   }
+}
+
+/**
+ * Only news is pushed: what the monitor finds, and what an admin fetch finds for
+ * today. Backfilled and past filings are history.
+ */
+function isNews(source: DisclosureSource, rceptDt: string, today: string): boolean {
+  return source === 'monitor' || (source === 'fetch' && rceptDt === today);
 }
 
 export function filingToView(filing: DartFiling): DisclosureView {
