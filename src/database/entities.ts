@@ -1,10 +1,12 @@
 import { AnalysisEntity } from '../analysis/analysis.entity';
 import { CompanyEntity } from '../companies/company.entity';
 import { DisclosureEntity } from '../disclosures/disclosure.entity';
+import { PushTokenEntity } from '../push-tokens/push-token.entity';
 import { CorpCodeEntity } from '../stocks/corp-code.entity';
 import { StockEntity } from '../stocks/stock.entity';
 import { UserIdentityEntity } from '../users/user-identity.entity';
 import { UserEntity } from '../users/user.entity';
+import { WatchStockEntity } from '../watchlist/watch-stock.entity';
 
 /** Every TypeORM entity of the service; features add theirs here. */
 export const ENTITIES = [
@@ -15,4 +17,6 @@ export const ENTITIES = [
   DisclosureEntity,
   AnalysisEntity,
   CompanyEntity,
+  WatchStockEntity,
+  PushTokenEntity,
 ];

@@ -1,0 +1,42 @@
+import { Body, Controller, Delete, HttpCode, HttpStatus, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNoContentResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
+import type { AuthenticatedUser } from '../auth/jwt.strategy';
+import { ErrorBody } from '../common/errors/error-body';
+import { RegisterPushTokenRequest, UnregisterPushTokenRequest } from './dto/push-token.dto';
+import { PushTokensService } from './push-tokens.service';
+
+@ApiTags('push')
+@Authenticated()
+@ApiTooManyRequestsResponse({ type: ErrorBody, description: 'Rate limited; see Retry-After' })
+@Controller('api/v1/push')
+export class PushTokensController {
+  constructor(private readonly pushTokens: PushTokensService) {}
+
+  @Post('fcm-token')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({
+    summary: "Register the device's FCM token for the caller",
+    description: 'An upsert on the token: a token registered by another user moves to the caller.',
+  })
+  @ApiNoContentResponse({ description: 'Registered or updated' })
+  @ApiBadRequestResponse({
+    type: ErrorBody,
+    description: 'fcm_token missing, empty, not a string, over 4096 characters or not printable ASCII; platform not ios or android',
+  })
+  async register(@CurrentUser() user: AuthenticatedUser, @Body() body: RegisterPushTokenRequest): Promise<void> {
+    await this.pushTokens.register(user.userId, body.fcm_token, body.platform);
+  }
+
+  @Delete('fcm-token')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({
+    summary: "Remove one of the caller's FCM tokens",
+    description: 'Also 204 when the token is unknown or belongs to another user; only the caller\'s own token is deleted.',
+  })
+  @ApiNoContentResponse({ description: 'The token no longer belongs to the caller' })
+  @ApiBadRequestResponse({ type: ErrorBody, description: 'fcm_token missing or malformed' })
+  async unregister(@CurrentUser() user: AuthenticatedUser, @Body() body: UnregisterPushTokenRequest): Promise<void> {
+    await this.pushTokens.unregister(user.userId, body.fcm_token);
+  }
+}

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { AppError } from '../common/errors/app-error';
+import type { PushPlatform } from './push-token.entity';
+
+/** PostgreSQL's foreign_key_violation: here, the user was deleted after the JWT check. */
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/** The devices of a user: FCM registration tokens, each owned by exactly one user. */
+@Injectable()
+export class PushTokensService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Registers a token for the user, or moves it to the user when another user (a
+   * previous sign-in on the same device) held it. One upsert on the unique token:
+   * concurrent registrations of one token end with one row owned by one of them,
+   * and there is no moment at which two users hold it.
+   */
+  async register(userId: number, fcmToken: string, platform: PushPlatform): Promise<void> {
+    try {
+      await this.dataSource.query(
+        `INSERT INTO push_tokens (fcm_token, user_id, platform) VALUES ($1, $2, $3)
+         ON CONFLICT (fcm_token) DO UPDATE
+           SET user_id = EXCLUDED.user_id, platform = EXCLUDED.platform, updated_at = now()`,
+        [fcmToken, userId, platform],
+      );
+    } catch (error) {
+      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === FOREIGN_KEY_VIOLATION) {
+        throw new AppError('UNAUTHORIZED', 'The account no longer exists');
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Forgets a token of the user (sign-out on a device). A token that is unknown or
+   * belongs to someone else is left alone: the answer is the same, so the call
+   * reveals nothing about other users' tokens.
+   */
+  async unregister(userId: number, fcmToken: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM push_tokens WHERE fcm_token = $1 AND user_id = $2', [fcmToken, userId]);
+  }
+}

@@ -1,0 +1,64 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean, IsDefined, IsString, Matches } from 'class-validator';
+import { ErrorBody } from '../../common/errors/error-body';
+
+export const CORP_CODE_PATTERN = /^\d{8}$/;
+
+export class AddWatchRequest {
+  @ApiProperty({ example: '00126380', description: 'Company code (8 digits) of a company in the stock master' })
+  @IsDefined({ message: 'corp_code is required' })
+  @IsString()
+  @Matches(CORP_CODE_PATTERN, { message: 'corp_code must be 8 digits' })
+  corp_code: string;
+}
+
+export class SetNotifyRequest {
+  @ApiProperty({ example: false, description: 'true: push messages for new filings of this company; a JSON boolean' })
+  // No implicit conversion is configured, so "true" (a string) is refused here.
+  @IsBoolean({ message: 'notify_enabled must be a boolean (true or false)' })
+  notify_enabled: boolean;
+}
+
+/** A watch entry; the keys are the column names of `watch_stocks`. */
+export class WatchEntryView {
+  @ApiProperty({ example: 17 })
+  id: number;
+
+  @ApiProperty({ example: 42 })
+  user_id: number;
+
+  @ApiProperty({ example: '00126380' })
+  corp_code: string;
+
+  @ApiProperty({ example: '삼성전자', description: 'Copied from the stock master when the entry was added' })
+  corp_name: string;
+
+  @ApiProperty({ type: String, nullable: true, example: '005930', description: 'Copied from the stock master when the entry was added' })
+  stock_code: string | null;
+
+  @ApiProperty({ example: true, description: 'Push messages for new filings of this company' })
+  notify_enabled: boolean;
+
+  @ApiProperty({ example: '2026-11-18T03:00:00.000Z', description: 'RFC 3339, UTC' })
+  created_at: string;
+}
+
+export class WatchlistCapacityResponse {
+  @ApiProperty({ example: 3, description: 'By the active tier: 3 (none), 30 (pro), 100 (max)' })
+  capacity: number;
+
+  @ApiProperty({ example: 2, description: 'Entries on the watchlist' })
+  used: number;
+
+  @ApiProperty({ example: 1, description: 'capacity - used, never below 0' })
+  remaining: number;
+}
+
+/** The 409 of an add to a full watchlist. */
+export class WatchlistFullErrorBody extends ErrorBody {
+  @ApiProperty({ example: 3 })
+  capacity: number;
+
+  @ApiProperty({ example: 3 })
+  used: number;
+}
