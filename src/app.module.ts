@@ -17,10 +17,13 @@ import { DisclosuresModule } from './disclosures/disclosures.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { createRootLogger } from './logging/root-logger';
+import { PushTokensModule } from './push-tokens/push-tokens.module';
+import { PushModule } from './push/push.module';
 import { QuotaHttpModule } from './quota/quota-http.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { StocksModule } from './stocks/stocks.module';
 import { UsersModule } from './users/users.module';
+import { WatchlistModule } from './watchlist/watchlist.module';
 
 @Module({})
 export class AppModule {
@@ -52,6 +55,9 @@ export class AppModule {
         AttestationModule,
         QuotaHttpModule.forRoot(config),
         AdsModule,
+        WatchlistModule,
+        PushTokensModule,
+        PushModule,
       ],
     };
   }

@@ -43,26 +43,39 @@ export class AnalysisQueue {
   async claim(worker: string): Promise<ClaimedAnalysis | null> {
     const now = this.clock.now();
     const leaseExpiresAt = new Date(now.getTime() + this.config.ai.leaseMs);
-    // Expired leases first: their filings have waited longest.
-    for (const candidates of [
-      `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING' AND lease_expires_at < $1
-       ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-      `SELECT rcept_no FROM analyses WHERE status = 'PENDING' AND (available_at IS NULL OR available_at <= $1)
-       ORDER BY available_at NULLS FIRST, created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-    ]) {
+    // Expired leases first, then retries whose backoff ended: their filings have
+    // waited longest. One query per kind keeps each an ordered index scan.
+    const candidates: [string, unknown[]][] = [
+      [
+        `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING' AND lease_expires_at < $3
+         ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [now],
+      ],
+      [
+        `SELECT rcept_no FROM analyses WHERE status = 'PENDING' AND available_at <= $3
+         ORDER BY available_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [now],
+      ],
+      [
+        `SELECT rcept_no FROM analyses WHERE status = 'PENDING' AND available_at IS NULL
+         ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [],
+      ],
+    ];
+    for (const [candidate, params] of candidates) {
       const [claimed] = await this.dataSource.query<
         { rcept_no: string; attempts: number; corp_name: string; report_name: string; rcept_dt: string }[]
       >(
-        `WITH next AS (${candidates}),
+        `WITH next AS (${candidate}),
          claimed AS (
-           UPDATE analyses a SET status = 'PROCESSING', attempts = a.attempts + 1, lease_owner = $2,
-             lease_expires_at = $3, updated_at = now()
+           UPDATE analyses a SET status = 'PROCESSING', attempts = a.attempts + 1, lease_owner = $1,
+             lease_expires_at = $2, updated_at = now()
            FROM next WHERE a.rcept_no = next.rcept_no
            RETURNING a.rcept_no, a.attempts
          )
          SELECT c.rcept_no, c.attempts, d.corp_name, d.report_name, d.rcept_dt
          FROM claimed c JOIN disclosures d ON d.rcept_no = c.rcept_no`,
-        [now, worker, leaseExpiresAt],
+        [worker, leaseExpiresAt, ...params],
       );
       if (claimed) {
         return {

@@ -263,6 +263,27 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('push', () => {
+    it('sends 4 batches at once, 5 attempts backing off from 10 s, under a 5-minute lease by default', () => {
+      expect(loadConfig({}).push).toEqual({ concurrency: 4, maxAttempts: 5, retryBaseMs: 10_000, leaseMs: 300_000 });
+    });
+
+    it('reads explicit values', () => {
+      const config = loadConfig({ PUSH_CONCURRENCY: '1', PUSH_MAX_ATTEMPTS: '3', PUSH_RETRY_BASE_MS: '500', PUSH_LEASE_MS: '1000' });
+      expect(config.push).toEqual({ concurrency: 1, maxAttempts: 3, retryBaseMs: 500, leaseMs: 1000 });
+    });
+
+    it('rejects values out of range, naming each variable', () => {
+      const error = configErrorOf({ PUSH_CONCURRENCY: '0', PUSH_MAX_ATTEMPTS: '21', PUSH_RETRY_BASE_MS: 'soon', PUSH_LEASE_MS: '999' });
+      expect(error.problems).toEqual([
+        'PUSH_CONCURRENCY must be an integer from 1 to 32 (got "0")',
+        'PUSH_MAX_ATTEMPTS must be an integer from 1 to 20 (got "21")',
+        'PUSH_RETRY_BASE_MS must be an integer from 1 to 3600000 (got "soon")',
+        'PUSH_LEASE_MS must be an integer from 1000 to 86400000 (got "999")',
+      ]);
+    });
+  });
+
   describe('rewarded-ad callback', () => {
     it('uses the published verifier keys and accepts any ad unit by default', () => {
       const config = loadConfig({});

@@ -71,6 +71,16 @@ export interface AppConfig {
     stockSyncSchedulerEnabled: boolean;
   };
   firebaseServiceAccount?: string;
+  /** New-filing push: how the dispatcher sends and retries (push itself is on when `firebaseServiceAccount` is set). */
+  push: {
+    /** sendEach batches (of up to 500 messages) in flight at once on each instance. */
+    concurrency: number;
+    /** Attempts per message before a transient failure is final; retries back off exponentially from `retryBaseMs`. */
+    maxAttempts: number;
+    retryBaseMs: number;
+    /** How long a claimed batch stays with its sender; a batch still unanswered after that is never resent. */
+    leaseMs: number;
+  };
   /** The rewarded-ad network's server-side verification callback. */
   admob: {
     /** Where the ECDSA verifier keys are published (`{ keys: [{ keyId, pem, base64 }] }`). */
@@ -180,6 +190,12 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       stockSyncSchedulerEnabled: read.boolean('STOCK_SYNC_SCHEDULER_ENABLED', production),
     },
     firebaseServiceAccount: read.optionalString('FIREBASE_SERVICE_ACCOUNT'),
+    push: {
+      concurrency: read.integer('PUSH_CONCURRENCY', 4, { min: 1, max: 32 }),
+      maxAttempts: read.integer('PUSH_MAX_ATTEMPTS', 5, { min: 1, max: 20 }),
+      retryBaseMs: read.integer('PUSH_RETRY_BASE_MS', 10_000, { min: 1, max: 60 * 60_000 }),
+      leaseMs: read.integer('PUSH_LEASE_MS', 5 * 60_000, { min: 1000, max: DAY_MS }),
+    },
     admob: {
       verifierKeysUrl: read.url('ADMOB_VERIFIER_KEYS_URL', 'https://www.gstatic.com/admob/reward/verifier-keys.json'),
       adUnitIds: parseAdUnitIds(read, read.optionalString('ADMOB_AD_UNIT_IDS')),

@@ -26,6 +26,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** The clock (default: a fake clock at the real current time). */
   clock?: FakeClock;
+  /** Providers to replace, e.g. `{ provide: PushSender, useValue: double }` for an outside service without an emulator. */
+  overrides?: { provide: unknown; useValue: unknown }[];
 }
 
 export interface TestApp {
@@ -46,7 +48,8 @@ export const RELAXED_RATE_LIMITS: RateLimitRules = {
 
 /**
  * Boots the real AppModule with the real request pipeline (configureApp) on its
- * own database. Only the clock is replaced, so tests can move time.
+ * own database. Only the clock is replaced, so tests can move time, plus the
+ * providers a test names in `overrides`.
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -69,6 +72,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     .overrideProvider(Clock)
     .useValue(clock);
   if (options.rateLimits) builder = builder.overrideProvider(RATE_LIMIT_RULES).useValue(options.rateLimits);
+  for (const override of options.overrides ?? []) builder = builder.overrideProvider(override.provide).useValue(override.useValue);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   configureApp(app, config);

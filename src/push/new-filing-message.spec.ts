@@ -1,0 +1,23 @@
+import { newFilingMessage } from './new-filing-message';
+
+describe('newFilingMessage', () => {
+  const filing = { rceptNo: '20261120000123', corpCode: '00126380', corpName: '삼성전자', reportName: '주요사항보고서(유상증자결정)' };
+
+  it('titles the notification with the company and says what it filed, in Korean', () => {
+    expect(newFilingMessage('token-a', filing)).toEqual({
+      token: 'token-a',
+      title: '삼성전자',
+      body: '새 공시: 주요사항보고서(유상증자결정)',
+      data: { rcept_no: '20261120000123', corp_code: '00126380' },
+      collapseKey: '20261120000123',
+    });
+  });
+
+  it('cuts a very long report name and never sends an empty title', () => {
+    const message = newFilingMessage('token-a', { ...filing, corpName: '  ', reportName: '가'.repeat(500) });
+    expect(message.title).toBe('새 공시');
+    expect(message.body).toHaveLength(120);
+    expect(message.body.endsWith('…')).toBe(true);
+    expect(message.body.startsWith('새 공시: 가가')).toBe(true);
+  });
+});

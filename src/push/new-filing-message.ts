@@ -1,0 +1,24 @@
+import type { PushMessage } from './push-sender';
+
+/** What a notification says about a filing. */
+export interface FilingNotice {
+  rceptNo: string;
+  corpCode: string;
+  corpName: string;
+  reportName: string;
+}
+
+/** Longer report names are cut: the lock screen shows two lines at most, and the payload stays small. */
+const MAX_BODY_LENGTH = 120;
+
+/** The notification of a new filing: the company as the title, `새 공시: {report name}` as the body. */
+export function newFilingMessage(token: string, filing: FilingNotice): PushMessage {
+  const body = `새 공시: ${filing.reportName.trim()}`;
+  return {
+    token,
+    title: filing.corpName.trim() || '새 공시',
+    body: body.length > MAX_BODY_LENGTH ? `${body.slice(0, MAX_BODY_LENGTH - 1)}…` : body,
+    data: { rcept_no: filing.rceptNo, corp_code: filing.corpCode },
+    collapseKey: filing.rceptNo,
+  };
+}

@@ -1,0 +1,217 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import type { FilingNotice } from './new-filing-message';
+import type { PushSendResult } from './push-sender';
+
+/** A delivery claimed for sending, with what its notification says. */
+export interface ClaimedDelivery extends FilingNotice {
+  token: string;
+  /** Attempts including this one. */
+  attempts: number;
+}
+
+/** What becomes of a claimed delivery once the provider answered. */
+export interface DeliveryOutcome {
+  status: 'SENT' | 'UNREGISTERED' | 'FAILED' | 'PENDING';
+  /** When a delivery put back (PENDING) may be claimed again. */
+  availableAt: Date | null;
+  error: string | null;
+}
+
+export interface RecordedOutcomes {
+  /** Deliveries updated; fewer than given when the lease of some was lost meanwhile. */
+  recorded: number;
+  /** Tokens deleted because the provider reported them UNREGISTERED. */
+  tokensRemoved: number;
+}
+
+/** Longest wait between two attempts of one message. */
+const MAX_BACKOFF_MS = 15 * 60_000;
+
+/**
+ * The provider's answer for one message, as a delivery status: sent; token gone
+ * (UNREGISTERED); refused for good (FAILED, the token is kept); or, after a transient
+ * failure, back to PENDING after an exponential backoff until the attempts are spent.
+ */
+export function planOutcome(
+  result: PushSendResult,
+  attempts: number,
+  policy: { maxAttempts: number; retryBaseMs: number },
+  nowMs: number,
+): DeliveryOutcome {
+  if (result.ok) return { status: 'SENT', availableAt: null, error: null };
+  if (result.failure === 'unregistered') return { status: 'UNREGISTERED', availableAt: null, error: result.error };
+  if (result.failure === 'rejected' || attempts >= policy.maxAttempts) return { status: 'FAILED', availableAt: null, error: result.error };
+  const backoff = Math.min(MAX_BACKOFF_MS, policy.retryBaseMs * 2 ** (attempts - 1));
+  return { status: 'PENDING', availableAt: new Date(nowMs + backoff), error: result.error };
+}
+
+/**
+ * The push outbox (`push_fanouts`) and the delivery queue (`push_deliveries`), shared
+ * by every instance. A fan-out is expanded into one delivery per (filing, token) by a
+ * single INSERT … SELECT in the database; deliveries are claimed in batches with
+ * `FOR UPDATE SKIP LOCKED` under a lease and finished only while that lease is held.
+ * The primary key (rcept_no, fcm_token) makes a second delivery of a filing to a token
+ * impossible, and a delivery whose lease expired while SENDING is ABANDONED, never resent.
+ */
+@Injectable()
+export class PushDeliveryQueue {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectConfig() private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Expands the oldest pending fan-out: its deliveries (none when `createDeliveries`
+   * is false, i.e. push is off) and its EXPANDED mark are one transaction, so a crash
+   * leaves it either untouched or complete. Null when no pending fan-out is free.
+   */
+  async expandNext(createDeliveries: boolean): Promise<{ rceptNo: string; deliveries: number } | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const [fanout] = await manager.query<{ rcept_no: string; corp_code: string }[]>(
+        `SELECT f.rcept_no, d.corp_code FROM push_fanouts f JOIN disclosures d ON d.rcept_no = f.rcept_no
+         WHERE f.status = 'PENDING' ORDER BY f.created_at LIMIT 1 FOR UPDATE OF f SKIP LOCKED`,
+      );
+      if (!fanout) return null;
+      let deliveries = 0;
+      if (createDeliveries) {
+        // The watchers never leave the database: 10,000 of them are one statement.
+        const [{ n }] = await manager.query<{ n: number }[]>(
+          `WITH created AS (
+             INSERT INTO push_deliveries (rcept_no, fcm_token, user_id)
+             SELECT $1, t.fcm_token, t.user_id
+             FROM watch_stocks w JOIN push_tokens t ON t.user_id = w.user_id
+             WHERE w.corp_code = $2 AND w.notify_enabled
+             ON CONFLICT DO NOTHING
+             RETURNING 1
+           ) SELECT count(*)::int AS n FROM created`,
+          [fanout.rcept_no, fanout.corp_code],
+        );
+        deliveries = n;
+      }
+      await manager.query(`UPDATE push_fanouts SET status = 'EXPANDED', deliveries = $2, expanded_at = $3 WHERE rcept_no = $1`, [
+        fanout.rcept_no,
+        deliveries,
+        this.clock.now(),
+      ]);
+      return { rceptNo: fanout.rcept_no, deliveries };
+    });
+  }
+
+  /**
+   * Claims up to `limit` deliveries that are due for `worker`: SENDING, one more
+   * attempt, under a lease. New deliveries first (oldest first), then retries whose
+   * backoff ended. Two passes rather than `available_at IS NULL OR available_at <= now`:
+   * each pass is then an ordered scan of the claimable index that stops after `limit`
+   * rows, where the OR made PostgreSQL sort every pending row on every claim.
+   */
+  async claimBatch(worker: string, limit: number): Promise<ClaimedDelivery[]> {
+    const now = this.clock.now();
+    const leaseExpiresAt = new Date(now.getTime() + this.config.push.leaseMs);
+    const claimed = await this.claimWhere('available_at IS NULL', [worker, leaseExpiresAt, limit]);
+    if (claimed.length < limit) {
+      claimed.push(...(await this.claimWhere('available_at <= $4', [worker, leaseExpiresAt, limit - claimed.length, now])));
+    }
+    return claimed;
+  }
+
+  /** One claim pass over pending deliveries matching `due`; $1 is the worker, $2 the lease end, $3 the limit. */
+  private async claimWhere(due: string, params: unknown[]): Promise<ClaimedDelivery[]> {
+    const rows = await this.dataSource.query<
+      { rcept_no: string; fcm_token: string; attempts: number; corp_code: string; corp_name: string; report_name: string }[]
+    >(
+      `WITH next AS (
+         SELECT rcept_no, fcm_token FROM push_deliveries
+         WHERE status = 'PENDING' AND ${due}
+         ORDER BY available_at NULLS FIRST, created_at
+         LIMIT $3 FOR UPDATE SKIP LOCKED
+       ),
+       claimed AS (
+         UPDATE push_deliveries p SET status = 'SENDING', attempts = p.attempts + 1, lease_owner = $1, lease_expires_at = $2
+         FROM next WHERE p.rcept_no = next.rcept_no AND p.fcm_token = next.fcm_token
+         RETURNING p.rcept_no, p.fcm_token, p.attempts
+       )
+       SELECT c.rcept_no, c.fcm_token, c.attempts, d.corp_code, d.corp_name, d.report_name
+       FROM claimed c JOIN disclosures d ON d.rcept_no = c.rcept_no`,
+      params,
+    );
+    return rows.map((row) => ({
+      rceptNo: row.rcept_no,
+      token: row.fcm_token,
+      attempts: row.attempts,
+      corpCode: row.corp_code,
+      corpName: row.corp_name,
+      reportName: row.report_name,
+    }));
+  }
+
+  /**
+   * Records the outcomes of a sent batch, each only while `worker` still holds its
+   * lease (a late answer after an abandonment is dropped), and deletes the tokens whose
+   * deliveries were recorded UNREGISTERED, in one transaction.
+   */
+  async record(worker: string, outcomes: Array<DeliveryOutcome & { rceptNo: string; token: string }>): Promise<RecordedOutcomes> {
+    if (outcomes.length === 0) return { recorded: 0, tokensRemoved: 0 };
+    return this.dataSource.transaction(async (manager) => {
+      // Statistics taken while few rows were SENDING make PostgreSQL drive a nested loop from
+      // them and rescan the outcomes for each: quadratic once thousands are in flight. A hash
+      // join is linear whichever side it builds.
+      await manager.query('SET LOCAL enable_nestloop = off');
+      const finished = await manager.query<{ fcm_token: string; status: string }[]>(
+        `WITH finished AS (
+           UPDATE push_deliveries p
+           SET status = o.status, available_at = o.available_at, last_error = o.error,
+               sent_at = CASE WHEN o.status = 'SENT' THEN $7::timestamptz END,
+               lease_owner = NULL, lease_expires_at = NULL
+           FROM unnest($2::bpchar[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
+             AS o(rcept_no, fcm_token, status, available_at, error)
+           WHERE p.rcept_no = o.rcept_no AND p.fcm_token = o.fcm_token AND p.status = 'SENDING' AND p.lease_owner = $1
+           RETURNING p.fcm_token, p.status
+         ) SELECT fcm_token, status FROM finished`,
+        [
+          worker,
+          outcomes.map((o) => o.rceptNo),
+          outcomes.map((o) => o.token),
+          outcomes.map((o) => o.status),
+          outcomes.map((o) => o.availableAt?.toISOString() ?? null),
+          outcomes.map((o) => o.error?.slice(0, 500) ?? null),
+          this.clock.now(),
+        ],
+      );
+      const gone = finished.filter((row) => row.status === 'UNREGISTERED').map((row) => row.fcm_token);
+      let tokensRemoved = 0;
+      if (gone.length > 0) {
+        const [{ n }] = await manager.query<{ n: number }[]>(
+          'WITH removed AS (DELETE FROM push_tokens WHERE fcm_token = ANY($1::text[]) RETURNING 1) SELECT count(*)::int AS n FROM removed',
+          [gone],
+        );
+        tokensRemoved = n;
+      }
+      return { recorded: finished.length, tokensRemoved };
+    });
+  }
+
+  /**
+   * Marks ABANDONED every delivery whose SENDING lease expired: its sender died (or
+   * stalled) between handing the batch to the provider and recording the answer, so
+   * the message may have reached the device. At most once: it is never sent again.
+   */
+  async abandonExpired(): Promise<number> {
+    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
+      `WITH abandoned AS (
+         UPDATE push_deliveries
+         SET status = 'ABANDONED', lease_owner = NULL, lease_expires_at = NULL,
+             last_error = left('lease of ' || lease_owner || ' expired while sending; not sent again', 500)
+         WHERE status = 'SENDING' AND lease_expires_at < $1
+         RETURNING 1
+       ) SELECT count(*)::int AS n FROM abandoned`,
+      [this.clock.now()],
+    );
+    return n;
+  }
+}

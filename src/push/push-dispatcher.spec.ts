@@ -1,0 +1,163 @@
+import { Logger } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { loadConfig } from '../config/app-config';
+import { DisabledPushSender } from './disabled-push-sender';
+import type { ClaimedDelivery, DeliveryOutcome, PushDeliveryQueue } from './push-delivery-queue';
+import { PushDispatcher } from './push-dispatcher';
+import type { PushMessage, PushSendResult } from './push-sender';
+import { RecordingPushSender } from './testing/recording-push-sender';
+
+class StoppedClock extends Clock {
+  constructor(private readonly at: number) {
+    super();
+  }
+  now(): Date {
+    return new Date(this.at);
+  }
+}
+
+type Recorded = DeliveryOutcome & { rceptNo: string; token: string };
+
+/** The queue's contract in memory: pending fan-outs, due deliveries, recorded outcomes. */
+class InMemoryQueue {
+  fanouts: string[] = [];
+  due: ClaimedDelivery[] = [];
+  recorded: Recorded[] = [];
+  expandCalls: boolean[] = [];
+  claims: number[] = [];
+
+  expandNext(createDeliveries: boolean) {
+    this.expandCalls.push(createDeliveries);
+    const rceptNo = this.fanouts.shift();
+    return Promise.resolve(rceptNo === undefined ? null : { rceptNo, deliveries: 0 });
+  }
+  claimBatch(_worker: string, limit: number) {
+    this.claims.push(limit);
+    return Promise.resolve(this.due.splice(0, limit));
+  }
+  record(_worker: string, outcomes: Recorded[]) {
+    this.recorded.push(...outcomes);
+    return Promise.resolve({ recorded: outcomes.length, tokensRemoved: 0 });
+  }
+  abandonExpired() {
+    return Promise.resolve(0);
+  }
+}
+
+function deliveries(count: number): ClaimedDelivery[] {
+  return Array.from({ length: count }, (_, i) => ({
+    rceptNo: '20261120000123',
+    corpCode: '00126380',
+    corpName: '삼성전자',
+    reportName: '분기보고서',
+    token: `token-${i}`,
+    attempts: 1,
+  }));
+}
+
+describe('PushDispatcher', () => {
+  const now = Date.parse('2026-11-20T01:00:00Z');
+  let queue: InMemoryQueue;
+  let dispatcher: PushDispatcher | undefined;
+
+  beforeEach(() => {
+    queue = new InMemoryQueue();
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(async () => {
+    await dispatcher?.beforeApplicationShutdown();
+    dispatcher = undefined;
+    jest.restoreAllMocks();
+  });
+
+  function start(sender: RecordingPushSender | DisabledPushSender, env: Record<string, string> = {}): PushDispatcher {
+    dispatcher = new PushDispatcher(
+      loadConfig({ PUSH_CONCURRENCY: '2', PUSH_RETRY_BASE_MS: '1000', ...env }),
+      queue as unknown as PushDeliveryQueue,
+      sender,
+      new StoppedClock(now),
+    );
+    dispatcher.start();
+    return dispatcher;
+  }
+
+  it('sends in batches of up to 500, never more than PUSH_CONCURRENCY at once, each delivery once', async () => {
+    queue.due = deliveries(1700);
+    const sender = new RecordingPushSender();
+    let open = 0;
+    let mostOpen = 0;
+    sender.answerCalls(async (messages: PushMessage[]) => {
+      open += 1;
+      mostOpen = Math.max(mostOpen, open);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      open -= 1;
+      return messages.map((): PushSendResult => ({ ok: true }));
+    });
+
+    await start(sender).drain();
+
+    expect(sender.calls.map((call) => call.length).sort((a, b) => a - b)).toEqual([200, 500, 500, 500]);
+    expect(mostOpen).toBe(2);
+    expect(new Set(sender.messages().map((m) => m.token)).size).toBe(1700);
+    expect(queue.recorded).toHaveLength(1700);
+    expect(queue.recorded.every((outcome) => outcome.status === 'SENT')).toBe(true);
+    expect(queue.claims.every((limit) => limit === 500)).toBe(true);
+  });
+
+  it('puts a whole batch back with backoff when the sender throws', async () => {
+    queue.due = deliveries(3);
+    const sender = new RecordingPushSender();
+    sender.answerCalls(() => {
+      throw new Error('socket hang up');
+    });
+
+    await start(sender).drain();
+
+    expect(queue.recorded).toEqual(
+      deliveries(3).map((d) => ({
+        rceptNo: d.rceptNo,
+        token: d.token,
+        status: 'PENDING',
+        availableAt: new Date(now + 1000),
+        error: 'push sender failed: socket hang up',
+      })),
+    );
+  });
+
+  it('with push disabled only closes fan-outs: nothing is claimed or sent', async () => {
+    queue.fanouts = ['20261120000001', '20261120000002'];
+    queue.due = deliveries(2);
+
+    await start(new DisabledPushSender()).drain();
+
+    expect(queue.expandCalls).toEqual([false, false, false]);
+    expect(queue.claims).toEqual([]);
+    expect(queue.due).toHaveLength(2);
+  });
+
+  it('claims nothing after stop, and waits at shutdown for the batch with the provider', async () => {
+    queue.due = deliveries(600);
+    const sender = new RecordingPushSender();
+    let release!: () => void;
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    sender.answerCalls(async (messages) => {
+      await answered;
+      return messages.map((): PushSendResult => ({ ok: true }));
+    });
+    const running = start(sender, { PUSH_CONCURRENCY: '1' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sender.calls).toHaveLength(1);
+
+    const shutdown = running.beforeApplicationShutdown();
+    release();
+    await shutdown;
+
+    expect(queue.recorded).toHaveLength(500);
+    expect(sender.calls).toHaveLength(1);
+    expect(queue.due).toHaveLength(100);
+    running.wake();
+    await running.drain();
+    expect(sender.calls).toHaveLength(1);
+  });
+});

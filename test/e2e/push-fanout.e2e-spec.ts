@@ -1,0 +1,488 @@
+import { randomBytes } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import request from 'supertest';
+import type { DataSource } from 'typeorm';
+import { DisclosureIngestService } from '../../src/disclosures/disclosure-ingest.service';
+import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monitor.service';
+import { PushDeliveryQueue } from '../../src/push/push-delivery-queue';
+import { PushDispatcher } from '../../src/push/push-dispatcher';
+import { type PushMessage, PushSender, type PushSendResult } from '../../src/push/push-sender';
+import { RecordingPushSender } from '../../src/push/testing/recording-push-sender';
+import type { SandboxCompany } from '../../src/sandbox/dart/dart-sandbox';
+import type { DartFiling } from '../../src/upstream/dart/dart.types';
+import { FakeClock } from '../support/fake-clock';
+import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+/** A sender double in place of FCM. */
+const senderOverride = (sender: PushSender) => [{ provide: PushSender, useValue: sender }];
+
+async function newUser(db: DataSource): Promise<number> {
+  const [{ id }] = await db.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id');
+  return id;
+}
+
+async function watch(db: DataSource, userId: number, corpCode: string, notify = true): Promise<void> {
+  await db.query('INSERT INTO watch_stocks (user_id, corp_code, corp_name, notify_enabled) VALUES ($1, $2, $3, $4)', [
+    userId,
+    corpCode,
+    `company ${corpCode}`,
+    notify,
+  ]);
+}
+
+async function addToken(db: DataSource, userId: number, platform: 'ios' | 'android' = 'android'): Promise<string> {
+  const token = `fcm-${platform}-${randomBytes(12).toString('hex')}`;
+  await db.query('INSERT INTO push_tokens (fcm_token, user_id, platform) VALUES ($1, $2, $3)', [token, userId, platform]);
+  return token;
+}
+
+/** `users` users watching `corpCode` with notifications on, two tokens each; answers the tokens. */
+async function seedWatchers(db: DataSource, corpCode: string, users: number): Promise<string[]> {
+  const ids = (
+    await db.query<{ id: number }[]>("INSERT INTO users (premium_tier) SELECT 'none' FROM generate_series(1, $1) RETURNING id", [users])
+  ).map((row) => row.id);
+  await db.query(
+    `INSERT INTO watch_stocks (user_id, corp_code, corp_name) SELECT id, $2, 'bulk' FROM unnest($1::int[]) AS u(id)`,
+    [ids, corpCode],
+  );
+  const tokens = await db.query<{ fcm_token: string }[]>(
+    `INSERT INTO push_tokens (fcm_token, user_id, platform)
+     SELECT 'bulk-' || $2::text || '-' || u.id || '-' || n, u.id, CASE n WHEN 1 THEN 'android' ELSE 'ios' END
+     FROM unnest($1::int[]) AS u(id), generate_series(1, 2) AS n
+     RETURNING fcm_token`,
+    [ids, corpCode],
+  );
+  return tokens.map((row) => row.fcm_token);
+}
+
+interface DeliveryRow {
+  fcm_token: string;
+  user_id: number;
+  status: string;
+  attempts: number;
+  available_at: Date | null;
+  last_error: string | null;
+  sent_at: Date | null;
+}
+
+/** The filing's deliveries by token (sorted here: the database's collation may order differently). */
+const deliveriesOf = async (db: DataSource, rceptNo: string) =>
+  (
+    await db.query<DeliveryRow[]>(
+      'SELECT fcm_token, user_id, status, attempts, available_at, last_error, sent_at FROM push_deliveries WHERE rcept_no = $1',
+      [rceptNo],
+    )
+  ).sort((a, b) => (a.fcm_token < b.fcm_token ? -1 : 1));
+
+/** Resolves once every fan-out written so far is expanded (e.g. today's filings stored before a test's watchers exist). */
+const fanoutsDone = (db: DataSource) =>
+  eventually(async () => (await db.query<{ n: number }[]>("SELECT count(*)::int AS n FROM push_fanouts WHERE status = 'PENDING'"))[0].n === 0);
+
+async function statusCounts(db: DataSource, rceptNo: string): Promise<Record<string, number>> {
+  const rows = await db.query<{ status: string; n: number }[]>(
+    'SELECT status, count(*)::int AS n FROM push_deliveries WHERE rcept_no = $1 GROUP BY status',
+    [rceptNo],
+  );
+  return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+}
+
+const fanoutOf = async (db: DataSource, rceptNo: string) =>
+  (await db.query<{ status: string; deliveries: number | null }[]>('SELECT status, deliveries FROM push_fanouts WHERE rcept_no = $1', [rceptNo]))[0];
+
+/** Waits until the filing's fan-out is expanded and none of its deliveries is still due or with a sender. */
+const settled = (db: DataSource, rceptNo: string) =>
+  eventually(async () => {
+    const fanout = await fanoutOf(db, rceptNo);
+    if (fanout?.status !== 'EXPANDED') return null;
+    const rows = await deliveriesOf(db, rceptNo);
+    return rows.every((row) => row.status !== 'PENDING' && row.status !== 'SENDING') ? rows : null;
+  });
+
+/** How many messages of `rceptNo` each token was handed, over every sender given. */
+function sendsPerToken(rceptNo: string, ...senders: RecordingPushSender[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const sender of senders) {
+    for (const [token, n] of sender.sendsPerToken(rceptNo)) counts.set(token, (counts.get(token) ?? 0) + n);
+  }
+  return counts;
+}
+
+const allOk = (messages: PushMessage[]): PushSendResult[] => messages.map(() => ({ ok: true }));
+
+describe('new-filing push', () => {
+  let t: SandboxedApp;
+  let sender: RecordingPushSender;
+  let monitor: DisclosureMonitorService;
+  let dispatcher: PushDispatcher;
+  let companies: SandboxCompany[];
+
+  beforeAll(async () => {
+    sender = new RecordingPushSender();
+    t = await startSandboxedApp({
+      sandbox: { filingsPerBusinessDay: 6 },
+      app: { overrides: senderOverride(sender), env: { PUSH_MAX_ATTEMPTS: '3', PUSH_RETRY_BASE_MS: '60000' } },
+    });
+    monitor = t.app.get(DisclosureMonitorService);
+    dispatcher = t.app.get(PushDispatcher);
+    companies = [...t.sandbox.control.companiesIn('Y'), ...t.sandbox.control.companiesIn('K')];
+    // Today's filings so far arrive before anyone watches anything.
+    await monitor.pollOnce();
+    await fanoutsDone(t.dataSource);
+  });
+  afterAll(() => t?.close());
+  beforeEach(() => sender.answerCalls(allOk));
+
+  const company = (() => {
+    let next = 0;
+    return () => companies[next++];
+  })();
+
+  /** A new filing of `corpCode` appears upstream and the monitor stores it. */
+  async function newFiling(corpCode: string, reportName = '주요사항보고서(유상증자결정)'): Promise<DartFiling> {
+    const filing = t.sandbox.control.publishFiling({ corp_code: corpCode, report_nm: reportName });
+    expect(await monitor.pollOnce()).toEqual({ fetched: 1, saved: 1 });
+    return filing;
+  }
+
+  it('reaches every token of every watcher with notifications on, once, with the filing and a Korean title and body', async () => {
+    const [watched, other] = [company(), company()];
+    const twoDevices = await newUser(t.dataSource);
+    await watch(t.dataSource, twoDevices, watched.corpCode);
+    const phone = await addToken(t.dataSource, twoDevices, 'android');
+    const tablet = await addToken(t.dataSource, twoDevices, 'ios');
+    const oneDevice = await newUser(t.dataSource);
+    await watch(t.dataSource, oneDevice, watched.corpCode);
+    const single = await addToken(t.dataSource, oneDevice, 'ios');
+    // Not to be reached: notifications off, another company, no token, no watch.
+    const muted = await newUser(t.dataSource);
+    await watch(t.dataSource, muted, watched.corpCode, false);
+    const mutedToken = await addToken(t.dataSource, muted);
+    const elsewhere = await newUser(t.dataSource);
+    await watch(t.dataSource, elsewhere, other.corpCode);
+    const elsewhereToken = await addToken(t.dataSource, elsewhere);
+    await watch(t.dataSource, await newUser(t.dataSource), watched.corpCode);
+    const bystanderToken = await addToken(t.dataSource, await newUser(t.dataSource));
+
+    const filing = await newFiling(watched.corpCode, '주요사항보고서(유상증자결정)');
+    const rows = await settled(t.dataSource, filing.rcept_no);
+
+    const reached = [phone, tablet, single].sort();
+    expect(rows.map((row) => [row.fcm_token, row.status, row.attempts])).toEqual(reached.map((token) => [token, 'SENT', 1]));
+    expect(rows.every((row) => row.sent_at !== null && row.last_error === null)).toBe(true);
+    expect(Object.fromEntries(rows.map((row) => [row.fcm_token, row.user_id]))).toEqual({
+      [phone]: twoDevices,
+      [tablet]: twoDevices,
+      [single]: oneDevice,
+    });
+    expect(await fanoutOf(t.dataSource, filing.rcept_no)).toEqual({ status: 'EXPANDED', deliveries: 3 });
+    const messages = sender.messages().filter((message) => message.data.rcept_no === filing.rcept_no);
+    expect(messages.map((message) => message.token).sort()).toEqual(reached);
+    for (const message of messages) {
+      expect(message).toEqual({
+        token: message.token,
+        title: filing.corp_name.trim(),
+        body: '새 공시: 주요사항보고서(유상증자결정)',
+        data: { rcept_no: filing.rcept_no, corp_code: watched.corpCode },
+        collapseKey: filing.rcept_no,
+      });
+    }
+    const unreached = new Set([mutedToken, elsewhereToken, bystanderToken]);
+    expect(sender.messages().filter((message) => unreached.has(message.token))).toEqual([]);
+
+    // Another pass finds nothing more to send.
+    dispatcher.wake();
+    await dispatcher.drain();
+    expect([...sender.sendsPerToken(filing.rcept_no).values()]).toEqual([1, 1, 1]);
+  });
+
+  it('notifies of filings that an admin fetch finds for today, never of backfilled or past ones', async () => {
+    const watched = company();
+    const user = await newUser(t.dataSource);
+    await watch(t.dataSource, user, watched.corpCode);
+    const token = await addToken(t.dataSource, user);
+    const today = t.sandbox.control.today();
+    const pastDays = [...new Set(t.sandbox.control.filings().map((f) => f.rcept_dt))].filter((day) => day < today);
+    const [fetchDay, backfillDay] = pastDays;
+    const admin = (path: string) => request(t.http).post(`/api/v1/admin/${path}`).set('X-Admin-Key', ADMIN_KEY);
+
+    const pastFetched = t.sandbox.control.publishFiling({ corp_code: watched.corpCode, rcept_dt: fetchDay, report_nm: '감사보고서' });
+    const fetched = await admin('disclosures/fetch').query({ beginDate: fetchDay, endDate: fetchDay, corpCode: watched.corpCode }).expect(201);
+    expect(fetched.body.saved).toBeGreaterThanOrEqual(1);
+
+    const backfilled = t.sandbox.control.publishFiling({ corp_code: watched.corpCode, rcept_dt: backfillDay, report_nm: '사업보고서' });
+    await admin('backfill').query({ fromDate: backfillDay, toDate: backfillDay, delayMs: 0 }).expect(202);
+    await eventually(async () => {
+      const status = await request(t.http).get('/api/v1/admin/backfill/status').set('X-Admin-Key', ADMIN_KEY).expect(200);
+      return status.body.status === 'completed';
+    });
+
+    const todays = t.sandbox.control.publishFiling({ corp_code: watched.corpCode, report_nm: '현금ㆍ현물배당결정' });
+    await admin('disclosures/fetch').query({ beginDate: today, endDate: today, corpCode: watched.corpCode }).expect(201);
+    await settled(t.dataSource, todays.rcept_no);
+    expect(sender.sendsPerToken(todays.rcept_no)).toEqual(new Map([[token, 1]]));
+
+    const stored = await t.dataSource.query<{ rcept_no: string }[]>('SELECT rcept_no FROM disclosures WHERE rcept_no = ANY($1)', [
+      [pastFetched.rcept_no, backfilled.rcept_no],
+    ]);
+    expect(stored).toHaveLength(2);
+    for (const old of [pastFetched, backfilled]) {
+      expect(await fanoutOf(t.dataSource, old.rcept_no)).toBeUndefined();
+      expect(await deliveriesOf(t.dataSource, old.rcept_no)).toEqual([]);
+      expect(sender.sendsPerToken(old.rcept_no).size).toBe(0);
+    }
+  });
+
+  it('deletes only a token reported UNREGISTERED; invalid-argument and sender-mismatch errors keep theirs, without retrying', async () => {
+    const watched = company();
+    const user = await newUser(t.dataSource);
+    await watch(t.dataSource, user, watched.corpCode);
+    const [gone, invalid, working] = [await addToken(t.dataSource, user), await addToken(t.dataSource, user), await addToken(t.dataSource, user, 'ios')];
+    const otherUser = await newUser(t.dataSource);
+    await watch(t.dataSource, otherUser, watched.corpCode);
+    const mismatched = await addToken(t.dataSource, otherUser);
+    const answers: Record<string, PushSendResult> = {
+      [gone]: { ok: false, failure: 'unregistered', error: 'messaging/registration-token-not-registered: gone' },
+      [invalid]: { ok: false, failure: 'rejected', error: 'messaging/invalid-argument: bad token' },
+      [mismatched]: { ok: false, failure: 'rejected', error: 'messaging/mismatched-credential: SENDER_ID_MISMATCH' },
+    };
+    sender.answerEach((message) => answers[message.token] ?? { ok: true });
+
+    const filing = await newFiling(watched.corpCode);
+    const rows = await settled(t.dataSource, filing.rcept_no);
+
+    expect(Object.fromEntries(rows.map((row) => [row.fcm_token, [row.status, row.last_error]]))).toEqual({
+      [gone]: ['UNREGISTERED', 'messaging/registration-token-not-registered: gone'],
+      [invalid]: ['FAILED', 'messaging/invalid-argument: bad token'],
+      [mismatched]: ['FAILED', 'messaging/mismatched-credential: SENDER_ID_MISMATCH'],
+      [working]: ['SENT', null],
+    });
+    const kept = await t.dataSource.query<{ fcm_token: string }[]>('SELECT fcm_token FROM push_tokens WHERE user_id = ANY($1)', [
+      [user, otherUser],
+    ]);
+    expect(kept.map((row) => row.fcm_token).sort()).toEqual([invalid, working, mismatched].sort());
+
+    // A refusal is final: much later, nothing is sent again.
+    t.clock.advance(60 * 60_000);
+    dispatcher.wake();
+    await dispatcher.drain();
+    expect(sender.sendsPerToken(filing.rcept_no)).toEqual(new Map([gone, invalid, mismatched, working].map((token) => [token, 1])));
+  });
+
+  it('hands a fan-out of 1,200 tokens to the sender in batches of at most 500, each token once', async () => {
+    const watched = company();
+    const tokens = await seedWatchers(t.dataSource, watched.corpCode, 600);
+
+    const filing = await newFiling(watched.corpCode);
+    const rows = await settled(t.dataSource, filing.rcept_no);
+
+    expect(rows).toHaveLength(1200);
+    expect(rows.every((row) => row.status === 'SENT')).toBe(true);
+    const calls = sender.calls.filter((call) => call.some((message) => message.data.rcept_no === filing.rcept_no));
+    expect(calls.map((call) => call.length).sort((a, b) => a - b)).toEqual([200, 500, 500]);
+    const counts = sender.sendsPerToken(filing.rcept_no);
+    expect([...counts.keys()].sort()).toEqual([...tokens].sort());
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('retries transient errors with exponential backoff, then sends; gives up after PUSH_MAX_ATTEMPTS and keeps the token', async () => {
+    const watched = company();
+    const user = await newUser(t.dataSource);
+    await watch(t.dataSource, user, watched.corpCode);
+    const [recovering, down] = [await addToken(t.dataSource, user), await addToken(t.dataSource, user, 'ios')];
+    let recoveringFailures = 2;
+    sender.answerEach((message) => {
+      const unavailable: PushSendResult = { ok: false, failure: 'transient', error: 'messaging/server-unavailable: try later' };
+      if (message.token === down) return unavailable;
+      if (message.token === recovering && recoveringFailures-- > 0) return unavailable;
+      return { ok: true };
+    });
+    const filing = await newFiling(watched.corpCode);
+    const sends = () => sender.sendsPerToken(filing.rcept_no);
+    const pass = async () => {
+      dispatcher.wake();
+      await dispatcher.drain();
+    };
+    const rows = async () => Object.fromEntries((await deliveriesOf(t.dataSource, filing.rcept_no)).map((row) => [row.fcm_token, row]));
+
+    await eventually(async () => (await statusCounts(t.dataSource, filing.rcept_no)).PENDING === 2 && sends().size === 2);
+    const firstTry = t.clock.nowMs();
+    expect((await rows())[recovering]).toMatchObject({ status: 'PENDING', attempts: 1, last_error: 'messaging/server-unavailable: try later' });
+    expect((await rows())[recovering].available_at!.getTime()).toBe(firstTry + 60_000);
+
+    // Not before the backoff ends.
+    t.clock.advance(59_000);
+    await pass();
+    expect(sends()).toEqual(new Map([[recovering, 1], [down, 1]]));
+
+    t.clock.advance(1_000);
+    await pass();
+    expect(sends()).toEqual(new Map([[recovering, 2], [down, 2]]));
+    // The second wait is twice as long.
+    expect((await rows())[recovering]).toMatchObject({ status: 'PENDING', attempts: 2 });
+    expect((await rows())[recovering].available_at!.getTime()).toBe(t.clock.nowMs() + 120_000);
+    t.clock.advance(119_000);
+    await pass();
+    expect(sends().get(recovering)).toBe(2);
+
+    t.clock.advance(1_000);
+    await pass();
+    expect(sends()).toEqual(new Map([[recovering, 3], [down, 3]]));
+    const final = await rows();
+    expect(final[recovering]).toMatchObject({ status: 'SENT', attempts: 3, last_error: null });
+    expect(final[down]).toMatchObject({ status: 'FAILED', attempts: 3, last_error: 'messaging/server-unavailable: try later' });
+    const tokens = await t.dataSource.query<{ n: number }[]>('SELECT count(*)::int AS n FROM push_tokens WHERE user_id = $1', [user]);
+    expect(tokens[0].n).toBe(2);
+
+    t.clock.advance(60 * 60_000);
+    await pass();
+    expect(sends().get(down)).toBe(3);
+  });
+});
+
+describe('new-filing push across restarts and instances', () => {
+  let database: TestDatabase;
+  const apps: TestApp[] = [];
+  const env = { PUSH_CONCURRENCY: '1', PUSH_LEASE_MS: '1000' };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await database?.drop();
+  });
+
+  it('resumes a fan-out after a restart without duplicates; the batch lost with its process is abandoned, not resent', async () => {
+    const first = new RecordingPushSender();
+    // The first batch is answered; during the second the process dies (no answer ever comes).
+    first.answerCalls((messages, call) => (call === 1 ? allOk(messages) : new Promise<PushSendResult[]>(() => undefined)));
+    const a = await startSandboxedApp({ sandbox: { filingsPerBusinessDay: 6 }, app: { database, overrides: senderOverride(first), env } });
+    await a.app.get(DisclosureMonitorService).pollOnce();
+    await fanoutsDone(a.dataSource);
+    const corpCode = a.sandbox.control.companiesIn('Y')[0].corpCode;
+    const tokens = await seedWatchers(a.dataSource, corpCode, 600);
+    const filing = a.sandbox.control.publishFiling({ corp_code: corpCode, report_nm: '단일판매ㆍ공급계약체결' });
+    await a.app.get(DisclosureMonitorService).pollOnce();
+
+    await eventually(async () => first.calls.length === 2);
+    expect(await statusCounts(a.dataSource, filing.rcept_no)).toEqual({ SENT: 500, SENDING: 500, PENDING: 200 });
+    const deadWorker = a.app.get(PushDispatcher).workerId;
+    await a.close();
+
+    const second = new RecordingPushSender();
+    const b = await startTestApp({ database, clock: new FakeClock(a.clock.now()), overrides: senderOverride(second), env });
+    apps.push(b);
+    // What was still waiting is simply sent.
+    await eventually(async () => (await statusCounts(b.dataSource, filing.rcept_no)).SENT === 700);
+    expect(second.messages()).toHaveLength(200);
+    expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, SENDING: 500 });
+
+    // Once the dead sender's lease expires its batch is abandoned: it may have reached the devices.
+    b.clock.advance(1_001);
+    b.app.get(PushDispatcher).wake();
+    await b.app.get(PushDispatcher).drain();
+    expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, ABANDONED: 500 });
+    expect(second.messages()).toHaveLength(200);
+
+    const counts = sendsPerToken(filing.rcept_no, first, second);
+    expect([...counts.keys()].sort()).toEqual([...tokens].sort());
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+
+    // An answer arriving from the dead process now would be dropped.
+    const [abandoned] = await b.dataSource.query<{ fcm_token: string }[]>(
+      "SELECT fcm_token FROM push_deliveries WHERE rcept_no = $1 AND status = 'ABANDONED' LIMIT 1",
+      [filing.rcept_no],
+    );
+    const late = await b.app
+      .get(PushDeliveryQueue)
+      .record(deadWorker, [{ rceptNo: filing.rcept_no, token: abandoned.fcm_token, status: 'UNREGISTERED', availableAt: null, error: 'late' }]);
+    expect(late).toEqual({ recorded: 0, tokensRemoved: 0 });
+    expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, ABANDONED: 500 });
+
+    // Only the instances of the next test share this database.
+    apps.splice(apps.indexOf(b), 1);
+    await b.close();
+  });
+
+  it('shares one fan-out between instances: every token once, sent by both', async () => {
+    const senders = [new RecordingPushSender(), new RecordingPushSender()];
+    // Each instance's first batch waits until the other instance sends too, so both must take part.
+    let bothSending!: () => void;
+    const together = new Promise<void>((resolve) => (bothSending = resolve));
+    for (const sender of senders) {
+      sender.answerCalls(async (messages) => {
+        if (senders.every((each) => each.calls.length > 0)) bothSending();
+        await together;
+        return allOk(messages);
+      });
+    }
+    const [x, y] = await Promise.all(
+      senders.map((sender) => startTestApp({ database, overrides: senderOverride(sender), env: { PUSH_CONCURRENCY: '2' } })),
+    );
+    apps.push(x, y);
+    const corpCode = '09999999';
+    const tokens = await seedWatchers(x.dataSource, corpCode, 1500);
+    const filing: DartFiling = {
+      rcept_no: `${x.clock.now().toISOString().slice(0, 10).replace(/-/g, '')}900001`,
+      corp_code: corpCode,
+      corp_name: '동시상사',
+      stock_code: '999990',
+      corp_cls: 'Y',
+      report_nm: '분기보고서',
+      rcept_dt: x.clock.now().toISOString().slice(0, 10).replace(/-/g, ''),
+      flr_nm: '동시상사',
+      rm: '',
+    };
+
+    await x.app.get(DisclosureIngestService).saveNew([filing], 'monitor');
+    y.app.get(PushDispatcher).wake();
+
+    const rows = await settled(x.dataSource, filing.rcept_no);
+    expect(rows).toHaveLength(3000);
+    expect(rows.every((row) => row.status === 'SENT')).toBe(true);
+    const counts = sendsPerToken(filing.rcept_no, ...senders);
+    expect([...counts.keys()].sort()).toEqual([...tokens].sort());
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    expect(senders.map((sender) => sender.messages().length).every((n) => n > 0)).toBe(true);
+  });
+});
+
+describe('new-filing push without FIREBASE_SERVICE_ACCOUNT', () => {
+  let t: SandboxedApp;
+  let logged: jest.SpyInstance;
+
+  beforeAll(async () => {
+    logged = jest.spyOn(Logger.prototype, 'log');
+    t = await startSandboxedApp({ sandbox: { filingsPerBusinessDay: 6 } });
+    await t.app.get(DisclosureMonitorService).pollOnce();
+    await fanoutsDone(t.dataSource);
+  });
+  afterAll(async () => {
+    await t?.close();
+    logged.mockRestore();
+  });
+
+  /** What the push loggers said (Nest's own lines, such as module and route names, have other contexts). */
+  const pushLines = () =>
+    logged.mock.calls
+      .filter((_, i) => ['Push', PushDispatcher.name].includes((logged.mock.contexts[i] as { context?: string }).context ?? ''))
+      .map(([line]) => String(line));
+
+  it('is off: said once at start, and a watched filing creates no deliveries', async () => {
+    expect(pushLines()).toEqual(['FIREBASE_SERVICE_ACCOUNT is not set: new-filing push notifications are off']);
+
+    const corpCode = t.sandbox.control.companiesIn('Y')[0].corpCode;
+    const user = await newUser(t.dataSource);
+    await watch(t.dataSource, user, corpCode);
+    await addToken(t.dataSource, user);
+    const filing = t.sandbox.control.publishFiling({ corp_code: corpCode });
+    expect((await t.app.get(DisclosureMonitorService).pollOnce()).saved).toBe(1);
+
+    expect(await eventually(async () => (await fanoutOf(t.dataSource, filing.rcept_no))?.status === 'EXPANDED')).toBe(true);
+    expect(await fanoutOf(t.dataSource, filing.rcept_no)).toEqual({ status: 'EXPANDED', deliveries: 0 });
+    expect(await t.dataSource.query('SELECT * FROM push_deliveries')).toEqual([]);
+    expect(pushLines()).toHaveLength(1);
+  });
+});
