@@ -46,8 +46,11 @@ export class HttpCacheInterceptor implements NestInterceptor {
         lastValueFrom(next.handle(), { defaultValue: undefined }),
       );
       res.setHeader('Cache-Control', cacheControlFor(outcome.maxAgeSeconds));
-      if (outcome.ok) return outcome.body;
-      throw outcome.error;
+      if (!outcome.ok) throw outcome.error;
+      if (outcome.json === null) return undefined;
+      // A string with a JSON content type is sent as it is by the Express adapter.
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      return outcome.json;
     });
   }
 }

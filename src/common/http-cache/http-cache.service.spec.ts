@@ -60,8 +60,8 @@ describe('HttpCacheService', () => {
     let executions = 0;
     const run = () => Promise.resolve({ execution: ++executions });
 
-    expect(await service.answer('/x', POLICY, run)).toEqual({ ok: true, body: { execution: 1 }, maxAgeSeconds: 60 });
-    expect(await service.answer('/x', POLICY, run)).toEqual({ ok: true, body: { execution: 2 }, maxAgeSeconds: 60 });
+    expect(await service.answer('/x', POLICY, run)).toEqual({ ok: true, json: '{"execution":1}', maxAgeSeconds: 60 });
+    expect(await service.answer('/x', POLICY, run)).toEqual({ ok: true, json: '{"execution":2}', maxAgeSeconds: 60 });
     expect(warn).toHaveBeenCalledTimes(4);
   });
 
@@ -75,7 +75,7 @@ describe('HttpCacheService', () => {
     await service.clear();
     finish({ stale: true });
 
-    expect(await pending).toEqual({ ok: true, body: { stale: true }, maxAgeSeconds: 60 });
+    expect(await pending).toEqual({ ok: true, json: '{"stale":true}', maxAgeSeconds: 60 });
     expect(store.entries.size).toBe(0);
   });
 

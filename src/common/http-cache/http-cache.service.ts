@@ -7,7 +7,8 @@ import { reviveFailure, toStoredFailure } from './stored-failure';
 
 /** What one request answers with, and for how long clients may reuse it (`null`: not at all). */
 export type HttpCacheOutcome =
-  | { ok: true; body: unknown; maxAgeSeconds: number }
+  /** `json`: the stored JSON text of the answer, sent as it is; null for an empty answer. */
+  | { ok: true; json: string | null; maxAgeSeconds: number }
   | { ok: false; error: unknown; maxAgeSeconds: number | null };
 
 /** How one lookup-or-execution ended, shared by every request that joined it. */
@@ -44,9 +45,9 @@ export class HttpCacheService {
     }
     const { entry, thrown } = settlement;
     if (entry.kind === 'success') {
-      // Everyone, the executing request included, gets the stored JSON, so a hit cannot differ from the miss.
-      const body: unknown = entry.body === null ? undefined : JSON.parse(entry.body);
-      return { ok: true, body, maxAgeSeconds: policy.ttlSeconds };
+      // Everyone, the executing request included, gets the stored JSON text, so a hit
+      // cannot differ from the miss and costs neither a parse nor a re-serialisation.
+      return { ok: true, json: entry.body, maxAgeSeconds: policy.ttlSeconds };
     }
     const error = thrown ? thrown.error : reviveFailure(entry.failure);
     return { ok: false, error, maxAgeSeconds: FAILURE_TTL_SECONDS };
