@@ -2,6 +2,7 @@ import { UsersAndIdentities1763700000000 } from './1763700000000-users-and-ident
 import { FilingsAndCompanies1763800000000 } from './1763800000000-filings-and-companies';
 import { AnalysesAndQuota1763900000000 } from './1763900000000-analyses-and-quota';
 import { WatchlistAndPush1764000000000 } from './1764000000000-watchlist-and-push';
+import { Subscriptions1764200000000 } from './1764200000000-subscriptions';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   FilingsAndCompanies1763800000000,
   AnalysesAndQuota1763900000000,
   WatchlistAndPush1764000000000,
+  Subscriptions1764200000000,
 ];

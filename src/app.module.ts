@@ -21,6 +21,7 @@ import { PushTokensModule } from './push-tokens/push-tokens.module';
 import { PushModule } from './push/push.module';
 import { QuotaHttpModule } from './quota/quota-http.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { StocksModule } from './stocks/stocks.module';
 import { UsersModule } from './users/users.module';
 import { WatchlistModule } from './watchlist/watchlist.module';
@@ -58,6 +59,7 @@ export class AppModule {
         WatchlistModule,
         PushTokensModule,
         PushModule,
+        SubscriptionsModule,
       ],
     };
   }

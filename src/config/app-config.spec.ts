@@ -319,6 +319,117 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('subscriptions', () => {
+    it('maps the two specified products and leaves the Play store unconfigured by default', () => {
+      const config = loadConfig({});
+      expect(config.subscriptions).toEqual({
+        products: { 'service.pro.monthly': 'pro', 'service.max.monthly': 'max' },
+        googlePlay: { packageName: undefined, serviceAccount: undefined, apiBaseUrl: 'https://androidpublisher.googleapis.com/' },
+        apple: {
+          bundleId: undefined,
+          appAppleId: undefined,
+          environment: 'Production',
+          issuerId: undefined,
+          keyId: undefined,
+          privateKey: undefined,
+          rootCertificatePaths: [],
+          onlineChecks: true,
+          apiBaseUrl: undefined,
+        },
+        pubsub: {
+          audience: undefined,
+          serviceAccountEmail: undefined,
+          sharedSecret: undefined,
+          certsUrl: 'https://www.googleapis.com/oauth2/v1/certs',
+        },
+      });
+    });
+
+    it('reads a product map and the Play store variables', () => {
+      const config = loadConfig({
+        SUBSCRIPTION_PRODUCTS: ' a.pro = pro , b.max=max',
+        GOOGLE_PLAY_PACKAGE_NAME: 'com.example.app',
+        GOOGLE_PLAY_SERVICE_ACCOUNT: '/secrets/play.json',
+        GOOGLE_PLAY_API_BASE_URL: 'http://127.0.0.1:9000/',
+      });
+      expect(config.subscriptions.products).toEqual({ 'a.pro': 'pro', 'b.max': 'max' });
+      expect(config.subscriptions.googlePlay).toEqual({
+        packageName: 'com.example.app',
+        serviceAccount: '/secrets/play.json',
+        apiBaseUrl: 'http://127.0.0.1:9000/',
+      });
+    });
+
+    it('reads the Pub/Sub push authentication', () => {
+      const config = loadConfig({
+        GOOGLE_PUBSUB_AUDIENCE: 'https://api.example.com/internal/store-b-notifications',
+        GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL: 'push@project.iam.gserviceaccount.com',
+        GOOGLE_PUBSUB_SHARED_SECRET: 's3cret',
+        GOOGLE_OIDC_CERTS_URL: 'http://127.0.0.1:9001/certs',
+      });
+      expect(config.subscriptions.pubsub).toEqual({
+        audience: 'https://api.example.com/internal/store-b-notifications',
+        serviceAccountEmail: 'push@project.iam.gserviceaccount.com',
+        sharedSecret: 's3cret',
+        certsUrl: 'http://127.0.0.1:9001/certs',
+      });
+    });
+
+    it('reads the iOS store variables', () => {
+      const config = loadConfig({
+        APPLE_BUNDLE_ID: 'com.example.app',
+        APPLE_APP_APPLE_ID: '1234567890',
+        APPLE_ENVIRONMENT: 'Sandbox',
+        APPLE_ISSUER_ID: '57246542-96fe-1a63-e053-0824d011072a',
+        APPLE_KEY_ID: '2X9R4HXF34',
+        APPLE_PRIVATE_KEY: '/secrets/SubscriptionKey.p8',
+        APPLE_ROOT_CERTIFICATES: '/certs/AppleRootCA-G3.cer, /certs/AppleRootCA-G2.cer',
+        APPLE_ONLINE_CHECKS: 'false',
+        APPLE_API_BASE_URL: 'http://127.0.0.1:9002',
+      });
+      expect(config.subscriptions.apple).toEqual({
+        bundleId: 'com.example.app',
+        appAppleId: 1234567890,
+        environment: 'Sandbox',
+        issuerId: '57246542-96fe-1a63-e053-0824d011072a',
+        keyId: '2X9R4HXF34',
+        privateKey: '/secrets/SubscriptionKey.p8',
+        rootCertificatePaths: ['/certs/AppleRootCA-G3.cer', '/certs/AppleRootCA-G2.cer'],
+        onlineChecks: false,
+        apiBaseUrl: 'http://127.0.0.1:9002',
+      });
+    });
+
+    it('requires the app Apple id with a bundle id in Production', () => {
+      expect(configErrorOf({ APPLE_BUNDLE_ID: 'com.example.app' }).problems).toEqual([
+        'APPLE_APP_APPLE_ID must be set with APPLE_BUNDLE_ID in the Production environment (the app id of App Store Connect)',
+      ]);
+      expect(loadConfig({ APPLE_BUNDLE_ID: 'com.example.app', APPLE_ENVIRONMENT: 'Sandbox' }).subscriptions.apple.appAppleId).toBeUndefined();
+    });
+
+    it('rejects the Xcode and LocalTesting environments and a non-numeric app id', () => {
+      expect(configErrorOf({ APPLE_ENVIRONMENT: 'Xcode' }).problems[0]).toMatch(/^APPLE_ENVIRONMENT must be /);
+      expect(configErrorOf({ APPLE_ENVIRONMENT: 'LocalTesting' }).problems[0]).toMatch(/^APPLE_ENVIRONMENT must be /);
+      expect(configErrorOf({ APPLE_APP_APPLE_ID: 'abc' }).problems[0]).toMatch(/^APPLE_APP_APPLE_ID must be /);
+    });
+
+    it('requires the service-account email with the Pub/Sub audience', () => {
+      const error = configErrorOf({ GOOGLE_PUBSUB_AUDIENCE: 'https://api.example.com/x' });
+      expect(error.problems).toEqual([
+        "GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL must be set together with GOOGLE_PUBSUB_AUDIENCE (the push subscription's service account)",
+      ]);
+    });
+
+    it('rejects a pair with an unknown tier or no tier, and a bad base URL', () => {
+      const error = configErrorOf({ SUBSCRIPTION_PRODUCTS: 'a=pro,b=gold,c', GOOGLE_PLAY_API_BASE_URL: 'play' });
+      expect(error.problems).toEqual([
+        'SUBSCRIPTION_PRODUCTS must be a comma-separated list of product=tier pairs with tier pro or max (got "b=gold")',
+        'SUBSCRIPTION_PRODUCTS must be a comma-separated list of product=tier pairs with tier pro or max (got "c")',
+        'GOOGLE_PLAY_API_BASE_URL must be an absolute http(s) or postgres URL (got "play")',
+      ]);
+    });
+  });
+
   describe('JWT_SECRET', () => {
     it('is required in production', () => {
       const error = configErrorOf({ APP_ENV: 'production' });

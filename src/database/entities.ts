@@ -2,6 +2,7 @@ import { AnalysisEntity } from '../analysis/analysis.entity';
 import { CompanyEntity } from '../companies/company.entity';
 import { DisclosureEntity } from '../disclosures/disclosure.entity';
 import { PushTokenEntity } from '../push-tokens/push-token.entity';
+import { StoreNotificationEntity, StorePurchaseEntity } from '../subscriptions/store-purchase.entity';
 import { CorpCodeEntity } from '../stocks/corp-code.entity';
 import { StockEntity } from '../stocks/stock.entity';
 import { UserIdentityEntity } from '../users/user-identity.entity';
@@ -19,4 +20,6 @@ export const ENTITIES = [
   CompanyEntity,
   WatchStockEntity,
   PushTokenEntity,
+  StorePurchaseEntity,
+  StoreNotificationEntity,
 ];

@@ -34,6 +34,13 @@ export function createRootLogger(config: Pick<AppConfig, 'appEnv' | 'logLevel'>)
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Query parameters that carry credentials (a store's shared secret, a callback signature). */
+const SECRET_QUERY_PARAMS = /([?&](?:token|secret|signature|access_token|key)=)[^&]*/gi;
+
+export function redactQuerySecrets(url: string): string {
+  return url.replace(SECRET_QUERY_PARAMS, '$1[redacted]');
+}
+
 /**
  * Access log and request id for every request. It is the outermost middleware,
  * so rate-limited and malformed requests are logged with their id too; an
@@ -52,7 +59,7 @@ export function createRequestLogger(logger: Logger): HttpLogger {
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/health/ready' },
     serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
+      req: (req: { method: string; url: string }) => ({ method: req.method, url: redactQuerySecrets(req.url) }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   });

@@ -22,6 +22,10 @@ export class UserEntity {
   @Column({ name: 'premium_tx_ref', type: 'varchar', length: 255, nullable: true })
   premiumTxRef: string | null;
 
+  /** When the active tier last dropped; NULL when no downgrade cleanup is pending. */
+  @Column({ name: 'downgraded_at', type: 'timestamptz', nullable: true })
+  downgradedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

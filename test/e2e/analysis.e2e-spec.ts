@@ -269,8 +269,9 @@ describe('analyses and the reveal economy', () => {
       (await t.dataSource.query('SELECT weekly_used FROM quota_usage WHERE user_id = $1', [userId]))[0]?.weekly_used;
 
     it('needs a JWT and a completed analysis', async () => {
-      const pending = await newFiling(5000);
       scheduler.pause();
+      await scheduler.drain();
+      const pending = await newFiling(5000);
       await reveal(pending.rcept_no).expect(401);
       const { token } = await tokenFor();
       const res = await reveal(pending.rcept_no, token).expect(409);

@@ -1,0 +1,78 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { CronJob } from 'cron';
+import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import { WatchlistService } from '../watchlist/watchlist.service';
+import { TierTransitions } from './tier-transitions';
+
+/** How long a downgraded user keeps the watch entries above the new capacity. */
+export const DOWNGRADE_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * The downgrade cleanup. Runs for one user on every watchlist read, and for everyone
+ * in a daily job. Both first record expiries nobody reported (premium_until passed),
+ * then trim the users whose downgrade is at least 7 days old and clear their moment.
+ * The trim decides by the tier active when it runs, so an upgrade in between (which
+ * also clears the moment) removes nothing.
+ */
+@Injectable()
+export class DowngradeCleanupService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(DowngradeCleanupService.name);
+  private job?: CronJob;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    private readonly transitions: TierTransitions,
+    private readonly watchlist: WatchlistService,
+    private readonly scheduler: SchedulerRegistry,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // 04:30 KST daily; the per-read check keeps each user right in between.
+    this.job = CronJob.from({
+      cronTime: '30 4 * * *',
+      timeZone: 'Asia/Seoul',
+      onTick: () => {
+        this.runAll().catch((error: unknown) => this.logger.error(`downgrade cleanup failed: ${String(error)}`));
+      },
+      start: true,
+    });
+    this.scheduler.addCronJob('daily-downgrade-cleanup', this.job);
+  }
+
+  onApplicationShutdown(): void {
+    void this.job?.stop();
+  }
+
+  /** One user's pending expiry and cleanup; returns how many watch entries were removed. */
+  async settle(userId: number): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      await this.transitions.expireLapsed(manager, userId);
+      // Clearing the moment is conditional on it being due; only the transaction that
+      // cleared it trims, under the user's row lock that expireLapsed already holds.
+      const cleared = await manager.query<{ id: number }[]>(
+        `WITH cleared AS (UPDATE users SET downgraded_at = NULL WHERE id = $1 AND downgraded_at <= $2 RETURNING id)
+         SELECT id FROM cleared`,
+        [userId, new Date(this.clock.nowMs() - DOWNGRADE_GRACE_MS)],
+      );
+      const removed = cleared.length > 0 ? await this.watchlist.trimToCapacity(userId, manager) : 0;
+      return removed;
+    });
+  }
+
+  /** Every user with a lapsed subscription or a due cleanup; returns users settled. */
+  async runAll(): Promise<number> {
+    const now = this.clock.now();
+    const users = await this.dataSource.query<{ id: number }[]>(
+      `SELECT id FROM users
+       WHERE (premium_tier <> 'none' AND (premium_until IS NULL OR premium_until <= $1))
+          OR downgraded_at <= $2`,
+      [now, new Date(now.getTime() - DOWNGRADE_GRACE_MS)],
+    );
+    for (const { id } of users) await this.settle(id);
+    return users.length;
+  }
+}

@@ -1,0 +1,37 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsDefined, IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { PREMIUM_TIERS, type PremiumTier } from '../../users/user.entity';
+
+export class VerifySubscriptionRequest {
+  @ApiProperty({ enum: ['ios', 'android'] })
+  @IsIn(['ios', 'android'], { message: 'platform must be ios or android' })
+  platform: 'ios' | 'android';
+
+  @ApiProperty({ description: 'iOS: the signed transaction (JWS); Android: the purchase token' })
+  @IsDefined({ message: 'token is required' })
+  @IsString()
+  @IsNotEmpty({ message: 'token is required' })
+  @MaxLength(16_384)
+  token: string;
+
+  @ApiProperty({ example: 'service.pro.monthly', description: 'Cross-checked only; the tier comes from the store' })
+  @IsDefined({ message: 'product_id is required' })
+  @IsString()
+  @IsNotEmpty({ message: 'product_id is required' })
+  @MaxLength(255)
+  product_id: string;
+}
+
+export class VerifySubscriptionResponse {
+  @ApiProperty({ description: 'premium_until is later than now, grace included' })
+  active: boolean;
+
+  @ApiProperty({ enum: PREMIUM_TIERS })
+  tier: PremiumTier;
+
+  @ApiProperty({ type: String, nullable: true, required: false, example: '2026-12-21T03:00:00.000Z' })
+  premium_until?: string | null;
+
+  @ApiProperty({ required: false, example: 'service.pro.monthly', description: 'The product the store returned' })
+  product_id?: string;
+}

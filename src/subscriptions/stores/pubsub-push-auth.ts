@@ -1,0 +1,44 @@
+import { timingSafeEqual } from 'node:crypto';
+import { OAuth2Client } from 'google-auth-library';
+import type { AppConfig } from '../../config/app-config';
+
+/** Why a push was refused: no way to authenticate configured, or bad credentials. */
+export type PushAuthFailure = 'not-configured' | 'rejected';
+
+/**
+ * Authenticates a Pub/Sub push: the OIDC token Pub/Sub puts in `Authorization` (checked
+ * for the configured audience and signed for the configured service account), or the
+ * shared secret of the push endpoint URL (`?token=`), whichever is configured.
+ */
+export class PubSubPushAuth {
+  private readonly oidc: OAuth2Client;
+
+  constructor(private readonly settings: AppConfig['subscriptions']['pubsub']) {
+    this.oidc = new OAuth2Client({
+      endpoints: { oauth2FederatedSignonPemCertsUrl: settings.certsUrl },
+      // Node's own fetch: gaxios would otherwise import() node-fetch (an ES module).
+      transporterOptions: { fetchImplementation: fetch },
+    });
+  }
+
+  /** Resolves null when the push is authentic, else why it is not. */
+  async check(authorization: string | undefined, queryToken: string | undefined): Promise<PushAuthFailure | null> {
+    const { audience, serviceAccountEmail, sharedSecret } = this.settings;
+    if (!audience && !sharedSecret) return 'not-configured';
+    if (sharedSecret && queryToken !== undefined && sameSecret(queryToken, sharedSecret)) return null;
+    if (!audience || !authorization?.startsWith('Bearer ')) return 'rejected';
+    try {
+      const ticket = await this.oidc.verifyIdToken({ idToken: authorization.slice('Bearer '.length), audience });
+      const payload = ticket.getPayload();
+      return payload?.email === serviceAccountEmail && payload?.email_verified === true ? null : 'rejected';
+    } catch {
+      return 'rejected';
+    }
+  }
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

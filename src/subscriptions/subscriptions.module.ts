@@ -1,0 +1,48 @@
+import { Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { WatchlistModule } from '../watchlist/watchlist.module';
+import { AppStoreNotificationsService } from './app-store-notifications.service';
+import { DowngradeCleanupService } from './downgrade-cleanup.service';
+import { AppStoreClient } from './stores/app-store.client';
+import { createPlayAuth, GOOGLE_PLAY_AUTH, GooglePlayClient } from './stores/google-play.client';
+import { PlayNotificationsService } from './play-notifications.service';
+import { StoreNotificationsController } from './store-notifications.controller';
+import { PubSubPushAuth } from './stores/pubsub-push-auth';
+import { SubscriptionsController } from './subscriptions.controller';
+import { SubscriptionsService } from './subscriptions.service';
+import { TierTransitions } from './tier-transitions';
+import { WatchlistReadInterceptor } from './watchlist-read.interceptor';
+
+/** Store purchases, the tier transitions and the downgrade cleanup. */
+@Module({
+  imports: [WatchlistModule],
+  controllers: [SubscriptionsController, StoreNotificationsController],
+  providers: [
+    TierTransitions,
+    SubscriptionsService,
+    DowngradeCleanupService,
+    PlayNotificationsService,
+    AppStoreNotificationsService,
+    {
+      provide: PubSubPushAuth,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new PubSubPushAuth(config.subscriptions.pubsub),
+    },
+    { provide: GOOGLE_PLAY_AUTH, inject: [APP_CONFIG], useFactory: createPlayAuth },
+    {
+      provide: GooglePlayClient,
+      inject: [APP_CONFIG, GOOGLE_PLAY_AUTH],
+      useFactory: (config: AppConfig, auth: ReturnType<typeof createPlayAuth>) => new GooglePlayClient(config, auth),
+    },
+    {
+      provide: AppStoreClient,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new AppStoreClient(config.subscriptions.apple),
+    },
+    { provide: APP_INTERCEPTOR, useClass: WatchlistReadInterceptor },
+  ],
+  exports: [TierTransitions, DowngradeCleanupService],
+})
+export class SubscriptionsModule {}
