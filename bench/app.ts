@@ -19,12 +19,33 @@ export const BARE_BODY: ReadonlyArray<{ id: number; name: string; ok: boolean }>
   ok: true,
 }));
 
-/** The reference route: the same Express pipeline as every other route, no handler work, no cache. */
+/** A constant list shaped like a page of 50 filings with summaries (about 16 kB of JSON). */
+export const BARE_LARGE_BODY: ReadonlyArray<Record<string, string>> = Array.from({ length: 50 }, (_, i) => ({
+  rcept_no: `20261120${String(i + 1).padStart(6, '0')}`,
+  corp_name: '한성바이오',
+  corp_code: '01000012',
+  stock_code: '123450',
+  report_name: '임원ㆍ주요주주특정증권등소유상황보고서',
+  rcept_dt: '20261120',
+  submitter: '김민준',
+  summary: '한성바이오, 3분기 영업이익이 전년 동기 대비 18% 늘었습니다',
+}));
+
+/**
+ * The reference routes: the same Express pipeline as every other route, no handler
+ * work, no cache. `bare` is the brief's reference; `bare-large` answers a body as
+ * large as a cached page of 50 filings, to tell the cost of the cache from the cost of the payload.
+ */
 @Controller('bench')
 export class BareController {
   @Get('bare')
   bare(): ReadonlyArray<{ id: number; name: string; ok: boolean }> {
     return BARE_BODY;
+  }
+
+  @Get('bare-large')
+  bareLarge(): ReadonlyArray<Record<string, string>> {
+    return BARE_LARGE_BODY;
   }
 }
 

@@ -1,0 +1,530 @@
+import type { LoadResult } from './load-protocol';
+import type { QueryPlan } from './plans';
+import type { Scenario } from './scenarios';
+import type { SeedReport } from './seed';
+import type { SyncRun } from './sync';
+
+export interface Measured {
+  result: LoadResult;
+  /** SQL statements the server sent per request (warm-up included): about 0 for hits, 1 or more for misses. */
+  queriesPerRequest: number;
+  /** Cores other processes on the machine used meanwhile (null: unknown). */
+  foreignCores: number | null;
+}
+
+export interface RouteMeasurement {
+  scenario: Scenario;
+  /** The bare route measured right before this route's HIT: the reference of its "% of bare". */
+  bare: Measured;
+  hit: Measured;
+  miss: Measured;
+  missSequential: Measured;
+  /** Body of the hit URL, in bytes, and its item count when it is an array. */
+  bodyBytes: number;
+  items: number | null;
+}
+
+export interface MachineInfo {
+  cpus: number;
+  cpuModel: string;
+  memory: string;
+  node: string;
+  os: string;
+  postgres: string;
+  postgresOrigin: string;
+  postgresSettings: Record<string, string>;
+}
+
+export interface Settings {
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  sequentialSec: number;
+  sequentialMax: number;
+}
+
+export interface BenchReport {
+  startedAt: Date;
+  totalSec: number;
+  machine: MachineInfo;
+  settings: Settings;
+  boot: Record<string, number>;
+  seed: SeedReport;
+  /** Wall time of the whole seeding. */
+  seedMs: number;
+  /** Corp codes in the sandbox the stock sync ran against. */
+  syncCompanyCount: number;
+  companiesPreRead: LoadResult;
+  bareStart: Measured;
+  bareEnd: Measured;
+  /** The same pipeline answering a constant 16 kB list (50 filings): the payload's own cost. */
+  bareLarge: Measured;
+  bareSequential: Measured;
+  routes: RouteMeasurement[];
+  plans: QueryPlan[];
+  syncs: SyncRun[];
+  warnings: string[];
+}
+
+/** Targets of the brief. */
+export const HIT_SHARE_TARGET = 0.7;
+export const MISS_P99_TARGET_MS = 20;
+export const BOOTSTRAP_SYNC_TARGET_MS = 30_000;
+
+const int = (value: number) => Math.round(value).toLocaleString('en-US');
+const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+const pct = (value: number) => `${Math.round(value * 100)}%`;
+const seconds = (valueMs: number) => `${(valueMs / 1000).toFixed(1)} s`;
+
+const quietRun = (run: Measured) => run.foreignCores === null || run.foreignCores < FOREIGN_LOAD_THRESHOLD;
+
+/**
+ * The bare route's overall req/s (for the reference rows): the mean of all its runs that other
+ * processes did not disturb (if all were disturbed, the fastest).
+ */
+export function bareReference(report: Pick<BenchReport, 'bareStart' | 'bareEnd' | 'routes'>): number {
+  const runs = [report.bareStart, report.bareEnd, ...report.routes.map((route) => route.bare)];
+  const quiet = runs.filter(quietRun);
+  if (quiet.length === 0) return Math.max(...runs.map((run) => run.result.rps));
+  return quiet.reduce((sum, run) => sum + run.result.rps, 0) / quiet.length;
+}
+
+function bareSpread(report: Pick<BenchReport, 'bareStart' | 'bareEnd' | 'routes'>): string {
+  const rates = [report.bareStart, report.bareEnd, ...report.routes.map((route) => route.bare)].map((run) => run.result.rps);
+  return `${int(Math.min(...rates))} to ${int(Math.max(...rates))}`;
+}
+
+function problems(result: LoadResult): string {
+  const non2xx = Object.entries(result.statuses)
+    .filter(([status]) => !status.startsWith('2'))
+    .reduce((sum, [, count]) => sum + count, 0);
+  const parts: string[] = [];
+  if (non2xx > 0) parts.push(`${non2xx} non-2xx`);
+  if (result.errors > 0) parts.push(`${result.errors} errors`);
+  if (result.timeouts > 0) parts.push(`${result.timeouts} timeouts`);
+  if (result.repeated > 0) parts.push(`${result.repeated} repeated URLs`);
+  return parts.join(', ');
+}
+
+/** Other processes' CPU use during a measurement, when it was noticeable. */
+export const FOREIGN_LOAD_THRESHOLD = 0.15;
+function foreign(measured: Measured): string {
+  return measured.foreignCores === null ? '?' : measured.foreignCores.toFixed(2);
+}
+
+interface Row {
+  route: string;
+  mode: string;
+  rps: string;
+  p50: string;
+  p99: string;
+  share: string;
+  queries: string;
+  bytes: string;
+  other: string;
+  notes: string;
+}
+
+function throughputRows(report: BenchReport): Row[] {
+  const reference = bareReference(report);
+  const row = (route: string, mode: string, measured: Measured, bytes: string, base = reference): Row => ({
+    route,
+    mode,
+    rps: int(measured.result.rps),
+    p50: ms(measured.result.p50),
+    p99: ms(measured.result.p99),
+    share: pct(measured.result.rps / base),
+    queries: measured.queriesPerRequest.toFixed(2),
+    bytes,
+    other: foreign(measured),
+    notes: problems(measured.result),
+  });
+  const rows: Row[] = [
+    row('bench/bare (start)', 'no cache', report.bareStart, '~250'),
+    row('bench/bare-large', 'no cache', report.bareLarge, '~16,000 (50 items)'),
+  ];
+  for (const route of report.routes) {
+    const size = `${int(route.bodyBytes)}${route.items === null ? '' : ` (${route.items} items)`}`;
+    rows.push(row('bench/bare (just before)', 'no cache', route.bare, '~250'));
+    rows.push(row(route.scenario.name, 'HIT', route.hit, size, route.bare.result.rps));
+    rows.push(row(route.scenario.name, 'MISS', route.miss, '', route.bare.result.rps));
+  }
+  rows.push(row('bench/bare (end)', 'no cache', report.bareEnd, '~250'));
+  return rows;
+}
+
+const HEADERS: Row = {
+  route: 'route',
+  mode: 'cache',
+  rps: 'req/s',
+  p50: 'p50 ms',
+  p99: 'p99 ms',
+  share: '% of bare',
+  queries: 'SQL/req',
+  bytes: 'body bytes',
+  other: 'other CPU',
+  notes: 'problems',
+};
+const COLUMNS: (keyof Row)[] = ['route', 'mode', 'rps', 'p50', 'p99', 'share', 'queries', 'bytes', 'other', 'notes'];
+const RIGHT: (keyof Row)[] = ['rps', 'p50', 'p99', 'share', 'queries', 'other'];
+
+function textTable(headers: string[], rows: string[][], right: boolean[]): string {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (right[i] ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function markdownTable(headers: string[], rows: string[][], right: boolean[]): string {
+  const escape = (cell: string) => cell.replace(/\|/g, '\\|');
+  return [
+    `| ${headers.map(escape).join(' | ')} |`,
+    `| ${right.map((isRight) => (isRight ? '---:' : '---')).join(' | ')} |`,
+    ...rows.map((row) => `| ${row.map(escape).join(' | ')} |`),
+  ].join('\n');
+}
+
+function throughputTable(report: BenchReport, format: 'text' | 'markdown'): string {
+  const rows = throughputRows(report).map((row) => COLUMNS.map((column) => row[column]));
+  const headers = COLUMNS.map((column) => HEADERS[column]);
+  const right = COLUMNS.map((column) => RIGHT.includes(column));
+  return format === 'text' ? textTable(headers, rows, right) : markdownTable(headers, rows, right);
+}
+
+interface TargetRow {
+  route: string;
+  hitShare: number;
+  hitMet: boolean;
+  /** EXPLAIN ANALYZE execution time of the route's SQL (warm), summed over its statements. */
+  sqlMs: number;
+  missP99Sequential: number;
+  missP99Load: number;
+  missMet: boolean;
+}
+
+function targetRows(report: BenchReport): TargetRow[] {
+  return report.routes.map((route) => ({
+    route: route.scenario.name,
+    hitShare: route.hit.result.rps / route.bare.result.rps,
+    hitMet: route.hit.result.rps >= HIT_SHARE_TARGET * route.bare.result.rps,
+    sqlMs: report.plans
+      .filter((plan) => plan.scenario === route.scenario.name && !plan.variant)
+      .reduce((sum, plan) => sum + plan.executionMs, 0),
+    missP99Sequential: route.missSequential.result.p99,
+    missP99Load: route.miss.result.p99,
+    missMet: route.missSequential.result.p99 < MISS_P99_TARGET_MS,
+  }));
+}
+
+function latencyTable(report: BenchReport, format: 'text' | 'markdown'): string {
+  const headers = ['route', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'SQL/req', 'other CPU', `p99 < ${MISS_P99_TARGET_MS} ms`];
+  const rows = [
+    ['bench/bare', report.bareSequential, null] as const,
+    ...report.routes.map((route) => [route.scenario.name, route.missSequential, true] as const),
+  ].map(([name, measured, judged]) => [
+    name,
+    int(measured.result.rps),
+    ms(measured.result.p50),
+    ms(measured.result.p90),
+    ms(measured.result.p99),
+    ms(measured.result.max),
+    measured.queriesPerRequest.toFixed(2),
+    foreign(measured),
+    judged === null ? '' : measured.result.p99 < MISS_P99_TARGET_MS ? 'yes' : 'NO',
+  ]);
+  const right = [false, true, true, true, true, true, true, true, false];
+  return format === 'text' ? textTable(headers, rows, right) : markdownTable(headers, rows, right);
+}
+
+function targetsTable(report: BenchReport, format: 'text' | 'markdown'): string {
+  const headers = [
+    'route',
+    'HIT % of bare',
+    `HIT >= ${pct(HIT_SHARE_TARGET)}`,
+    'SQL execution',
+    'MISS p99, 1 conn',
+    `MISS p99, ${report.settings.connections} conns`,
+    `MISS p99 < ${MISS_P99_TARGET_MS} ms`,
+  ];
+  const rows = targetRows(report).map((row) => [
+    row.route,
+    pct(row.hitShare),
+    row.hitMet ? 'yes' : 'NO',
+    `${ms(row.sqlMs)} ms`,
+    `${ms(row.missP99Sequential)} ms`,
+    `${ms(row.missP99Load)} ms`,
+    row.missMet ? (row.missP99Load < MISS_P99_TARGET_MS ? 'yes (also under load)' : 'yes (not under load)') : 'NO',
+  ]);
+  const right = [false, true, false, true, true, true, false];
+  return format === 'text' ? textTable(headers, rows, right) : markdownTable(headers, rows, right);
+}
+
+function syncTable(report: BenchReport, format: 'text' | 'markdown'): string {
+  const headers = ['mode', 'wall time', 'service time', 'looked up', 'added', 'updated', 'removed', 'failed', 'company.json calls', 'status'];
+  const rows = report.syncs.map((run) => [
+    run.mode,
+    seconds(run.wallMs),
+    seconds(run.serviceMs),
+    int(run.final.total),
+    int(run.final.added),
+    int(run.final.updated),
+    int(run.final.removed),
+    int(run.final.failed),
+    int(run.upstreamCalls['/api/company.json'] ?? 0),
+    run.final.status + (run.final.last_error ? ` (${run.final.last_error})` : ''),
+  ]);
+  const right = [false, true, true, true, true, true, true, true, true, false];
+  return format === 'text' ? textTable(headers, rows, right) : markdownTable(headers, rows, right);
+}
+
+function syncVerdicts(report: BenchReport): string[] {
+  return report.syncs.map((run) => {
+    if (run.mode === 'bootstrap') {
+      const met = run.final.status === 'completed' && run.wallMs < BOOTSTRAP_SYNC_TARGET_MS;
+      return `bootstrap stock sync < ${seconds(BOOTSTRAP_SYNC_TARGET_MS)}: ${met ? 'yes' : 'NO'} (${seconds(run.wallMs)})`;
+    }
+    return `incremental stock sync takes seconds: ${run.final.status === 'completed' && run.wallMs < 10_000 ? 'yes' : 'NO'} (${seconds(run.wallMs)})`;
+  });
+}
+
+/** What the bench prints at the end. */
+export function textReport(report: BenchReport): string {
+  const s = report.settings;
+  return [
+    '',
+    `Throughput: ${s.connections} connections, ${s.durationSec} s per run after ${s.warmupSec} s of warm-up; ` +
+      `% of bare: a route's HIT and MISS over the bare run just before them, the bare rows over all quiet bare runs (${int(bareReference(report))} req/s)`,
+    throughputTable(report, 'text'),
+    '',
+    `Uncached latency: 1 connection, one request at a time, ${s.sequentialSec} s (at most ${s.sequentialMax} requests) per route`,
+    latencyTable(report, 'text'),
+    '',
+    'Targets',
+    targetsTable(report, 'text'),
+    '',
+    ...syncVerdicts(report),
+    '',
+    `Stock sync (sandbox of ${int(report.syncCompanyCount)} corp codes, no added latency)`,
+    syncTable(report, 'text'),
+    '',
+    ...report.warnings.map((warning) => `WARNING: ${warning}`),
+    `Total run time: ${report.totalSec.toFixed(0)} s`,
+    '',
+  ].join('\n');
+}
+
+export const GENERATED_BEGIN = '<!-- bench:begin — generated by `npm run bench`; everything up to bench:end is replaced on each run -->';
+export const GENERATED_END = '<!-- bench:end -->';
+
+/** The generated part of docs/benchmarks.md. */
+export function markdownReport(report: BenchReport): string {
+  const s = report.settings;
+  const seed = report.seed;
+  const m = report.machine;
+  const reference = bareReference(report);
+  const targets = targetRows(report);
+  const hitsMet = targets.filter((row) => row.hitMet).length;
+  const missesMet = targets.filter((row) => row.missMet).length;
+  const missesMetUnderLoad = targets.filter((row) => row.missP99Load < MISS_P99_TARGET_MS).length;
+  const out: string[] = [];
+  out.push(GENERATED_BEGIN, '');
+  out.push(
+    `Last run: ${report.startedAt.toISOString().replace('T', ' ').slice(0, 16)} UTC, ${report.totalSec.toFixed(0)} s in all ` +
+      `(${seconds(report.seedMs)} of it seeding).`,
+    '',
+  );
+
+  out.push('## Summary', '');
+  out.push(
+    `- Cache hits at least ${pct(HIT_SHARE_TARGET)} of the bare route's throughput: **${hitsMet} of ${targets.length} routes** ` +
+      `(each against the bare route measured just before it; all quiet bare runs: ${int(reference)} req/s on average).`,
+    `- Uncached reads under ${MISS_P99_TARGET_MS} ms at p99 with ${int(seed.counts.disclosures)} filings: **${missesMet} of ${targets.length} routes** ` +
+      `measured one request at a time; **${missesMetUnderLoad} of ${targets.length}** also under the saturating ${s.connections}-connection load.`,
+    ...syncVerdicts(report).map((line) => `- ${line.charAt(0).toUpperCase()}${line.slice(1)}.`),
+    `- The bare route itself ran at ${bareSpread(report)} req/s over this run: the machine's own variation from one ` +
+      '5-second window to the next, so read every ratio below as give or take 15-20 %.',
+    '',
+  );
+  out.push(targetsTable(report, 'markdown'), '');
+  if (report.warnings.length > 0) {
+    out.push('Warnings of this run:', '', ...report.warnings.map((warning) => `- ${warning}`), '');
+  }
+
+  out.push('## Machine', '');
+  out.push(
+    markdownTable(
+      ['', ''],
+      [
+        ['CPU', `${m.cpus} × ${m.cpuModel}`],
+        ['memory', m.memory],
+        ['OS', m.os],
+        ['Node.js', m.node],
+        ['PostgreSQL', `${m.postgres} (${m.postgresOrigin})`],
+        ['PostgreSQL settings', Object.entries(m.postgresSettings).map(([name, value]) => `${name}=${value}`).join(', ')],
+      ],
+      [false, false],
+    ),
+    '',
+    'The server (with the disclosure-system sandbox in the same process), PostgreSQL and the load generator ' +
+      '(a second Node.js process) share these cores, so every number is a whole-machine number.',
+    '',
+  );
+
+  out.push('## How to run', '');
+  out.push(
+    '```sh',
+    'npm ci',
+    'npm run bench          # compiles bench/ and src/ into dist-bench/ with tsc, then runs dist-bench/bench/main.js',
+    '```',
+    '',
+    'Without `TEST_DATABASE_URL` or `DATABASE_URL` the bench starts an embedded PostgreSQL in a temporary directory and removes it',
+    'afterwards; with one of them set, it creates a database of its own on that server (the URL must be allowed to `CREATE DATABASE`)',
+    'and drops it at the end. It needs nothing else and exits by itself, also after a failure or Ctrl-C.',
+    '',
+    markdownTable(
+      ['variable', 'default', 'meaning'],
+      [
+        ['`TEST_DATABASE_URL`, `DATABASE_URL`', 'unset', 'PostgreSQL server to create the bench database on; unset: embedded'],
+        ['`BENCH_CONNECTIONS`', '20', 'connections of each throughput run'],
+        ['`BENCH_DURATION_S`', '5', 'seconds of each throughput run'],
+        ['`BENCH_WARMUP_S`', '1', 'seconds of warm-up before each throughput run (not counted)'],
+        ['`BENCH_SEQUENTIAL_S`', '2', 'seconds of each one-connection latency run'],
+        ['`BENCH_FILINGS`', '1000000', 'filings to seed (smaller for a quick trial)'],
+        ['`BENCH_SYNC_COMPANIES`', '115000', 'corp codes in the sandbox for the stock sync'],
+        ['`BENCH_RETRIES`', '1', 'times a measurement is taken again when other processes used the CPU meanwhile (the least disturbed is kept)'],
+        ['`BENCH_RETRY_BUDGET`', '10', 'most such retries in one run'],
+        ['`BENCH_QUIET_WAIT_S`', '60', 'how long to wait, before the HTTP measurements, for other processes to leave the CPU alone'],
+        ['`BENCH_QUIET_BUDGET_S`', '150', 'most time one run spends waiting for quiet (before the measurements and before retries)'],
+        ['`BENCH_WRITE_DOCS`', 'true', '`false`: print only, leave docs/benchmarks.md alone'],
+      ],
+      [false, false, false],
+    ),
+    '',
+  );
+
+  out.push('## Data set', '');
+  out.push(
+    markdownTable(
+      ['what', 'value'],
+      [
+        ...Object.entries(seed.counts).map(([label, value]) => [label, int(value)]),
+        ['filing dates', `${seed.firstDay} .. ${seed.today} (weekdays, plus today in KST whatever the weekday)`],
+        ['analyses', Object.entries(seed.analyses).map(([status, n]) => `${status} ${int(n)}`).join(', ')],
+        ...seed.sizes.map((size) => [`size of ${size.relation} (with indexes)`, size.total]),
+      ],
+      [false, true],
+    ),
+    '',
+    `Seeding took ${seconds(report.seedMs)} in all ` +
+      '(set-based SQL: arrays through `unnest` for companies and helper tables, `generate_series` with seeded `random()` ' +
+      'for filings and analyses; `synchronous_commit` off for the seeding session only):',
+    '',
+    markdownTable(
+      ['step', 'time'],
+      Object.entries(seed.timingsMs).map(([step, value]) => [step, seconds(value)]),
+      [false, true],
+    ),
+    '',
+    `Filers: ${int(seed.options.stocks)} listed companies (stocks, about a third on the main board Y) file ` +
+      `${pct(seed.options.listedShare)} of the filings, skewed (a company's share falls with its rank, so a few file thousands of times and many a few dozen); ` +
+      `${int(seed.options.unlisted)} unlisted filers file the rest. Receipt numbers are the filing date and a 6-digit sequence of the day. ` +
+      `Business days carry 1,600 to 2,400 filings, today ${int(seed.options.filingsToday)}. ` +
+      'About 90 % of the analyses are COMPLETED with a one-liner and a small result document; the newest 200 filings and about 4 % of the rest are PENDING, about 6 % UNAVAILABLE.',
+    '',
+  );
+
+  out.push('## HTTP results', '');
+  out.push(
+    `Start-up: ${Object.entries(report.boot).map(([step, value]) => `${step} ${seconds(value)}`).join(', ')}.`,
+    '',
+    `### Throughput (${s.connections} connections, ${s.durationSec} s per run after ${s.warmupSec} s of warm-up)`,
+    '',
+    throughputTable(report, 'markdown'),
+    '',
+    '- **HIT**: the same URL again and again; the first request fills the HTTP cache, all others are answered from it.',
+    '- **MISS**: a URL never asked before on every request, so the HTTP cache never answers (how, per route, below).',
+    '- **SQL/req**: statements the services sent per request, counted at the application\'s DataSource: about 0 for hits proves they ' +
+      'were served by the cache, 1 or more for misses proves the database was read.',
+    '- **% of bare**: a route\'s HIT and MISS req/s divided by the req/s of the bare route measured just before them ' +
+      '(so a slow drift of the machine does not enter the ratio); the bare and bare-large rows are divided by the mean of all ' +
+      `bare runs that other processes did not disturb (${int(reference)} req/s). The bare route ` +
+      '(`GET /bench/bare`) answers a constant array of 10 small objects, about 250 bytes, from a controller of the bench\'s own root module, ' +
+      'through the same Express pipeline: request log, rate limits, CORS, body parsers, global pipe and exception filter.',
+    '- **bench/bare-large**: the same kind of route answering a constant list of 50 filings (about 16 kB), not cached: what a ' +
+      'response of that size costs in this pipeline without any cache or database, to tell the cache\'s own cost from the payload\'s.',
+    `- **other CPU**: cores that processes outside the bench used during the run (from /proc); above ${FOREIGN_LOAD_THRESHOLD} the run ` +
+      'was taken again once they had stopped (see `BENCH_RETRIES`) and the least disturbed attempt kept.',
+    '- latencies are measured by the load generator per response (autocannon\'s `response` event, sub-millisecond); under a closed ' +
+      `loop of ${s.connections} connections they are mostly queueing: latency ≈ connections ÷ throughput.`,
+    '',
+    `### Uncached latency (1 connection, one request at a time, ${s.sequentialSec} s per route)`,
+    '',
+    latencyTable(report, 'markdown'),
+    '',
+    'This is the time one uncached request takes end to end (HTTP, pipeline, SQL, JSON) when it does not wait behind others: ' +
+      `the figure the ${MISS_P99_TARGET_MS} ms target is judged on. The loaded p99 is in the table above and in the targets table.`,
+    '',
+    '### How the misses avoid the cache',
+    '',
+    markdownTable(
+      ['route', 'miss URLs'],
+      report.routes.map((route) => [route.scenario.name, route.scenario.missHow]),
+      [false, false],
+    ),
+    '',
+    `Before the measurements, ${int(report.companiesPreRead.requests)} companies were read once through ` +
+      '`/api/v1/companies/{corpCode}` (each fetched from the sandbox and stored): ' +
+      `${int(report.companiesPreRead.rps)} req/s with 8 connections, p50 ${ms(report.companiesPreRead.p50)} ms, p99 ${ms(report.companiesPreRead.p99)} ms ` +
+      '(the first-read path, which includes a company.json call to the in-process sandbox).',
+    '',
+  );
+
+  out.push('## Query plans', '');
+  out.push(
+    'Each statement below was captured from one uncached request to the running server (the services\' SQL as it is, with the ' +
+      'parameters the request produced), then run as `EXPLAIN (ANALYZE, BUFFERS)` three times on the seeded database; the third (warm) run is shown.',
+    '',
+    markdownTable(
+      ['route', 'parameters', 'planning ms', 'execution ms'],
+      report.plans.map((plan) => [plan.scenario, plan.note, plan.planningMs.toFixed(3), plan.executionMs.toFixed(3)]),
+      [false, false, true, true],
+    ),
+    '',
+  );
+  for (const plan of report.plans) {
+    if (plan.variant) {
+      out.push(`Variant: ${plan.note}, parameters \`${JSON.stringify(plan.params)}\`:`, '');
+    } else {
+      out.push(
+        `### ${plan.scenario}`,
+        '',
+        `\`GET ${plan.url}\` (${plan.note}), parameters \`${JSON.stringify(plan.params)}\`:`,
+        '',
+        '```sql',
+        plan.sql,
+        '```',
+        '',
+      );
+    }
+    out.push('```', plan.plan, '```', '');
+  }
+
+  out.push('## Stock sync', '');
+  out.push(
+    `Against the sandbox with ${int(report.syncCompanyCount)} corp codes and no added latency, ` +
+      '`DART_REQUESTS_PER_MINUTE=1000000`, started with `POST /api/v1/admin/stocks/sync?mode=…` (X-Admin-Key) and polled every 50 ms at ' +
+      '`GET /api/v1/admin/stocks/sync/status`. Wall time runs from the POST to the first poll that shows the run finished; ' +
+      'service time is `finished_at − started_at`. The sandbox\'s corpCode.xml archive is built before the first run, as the real ' +
+      'system serves a prepared file. The incremental run follows the bootstrap immediately.',
+    '',
+    syncTable(report, 'markdown'),
+    '',
+    ...syncVerdicts(report).map((line) => `- ${line.charAt(0).toUpperCase()}${line.slice(1)}.`),
+    '',
+  );
+  out.push(GENERATED_END);
+  return out.join('\n');
+}
