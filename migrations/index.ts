@@ -3,6 +3,7 @@ import { FilingsAndCompanies1763800000000 } from './1763800000000-filings-and-co
 import { AnalysesAndQuota1763900000000 } from './1763900000000-analyses-and-quota';
 import { WatchlistAndPush1764000000000 } from './1764000000000-watchlist-and-push';
 import { Subscriptions1764200000000 } from './1764200000000-subscriptions';
+import { SummarisedAnalysesIndex1764300000000 } from './1764300000000-summarised-analyses-index';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   AnalysesAndQuota1763900000000,
   WatchlistAndPush1764000000000,
   Subscriptions1764200000000,
+  SummarisedAnalysesIndex1764300000000,
 ];
