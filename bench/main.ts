@@ -25,47 +25,14 @@ import {
 import { buildScenarios } from './scenarios';
 import { DEFAULT_SEED, seedDatabase } from './seed';
 import { runStockSync } from './sync';
+import { createCleanups, createLog, envNumber } from './harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DOCS_FILE = path.join(ROOT, 'docs', 'benchmarks.md');
 const startedAt = performance.now();
-
-function log(line: string): void {
-  const elapsed = ((performance.now() - startedAt) / 1000).toFixed(1).padStart(6);
-  process.stdout.write(`[bench ${elapsed} s] ${line}\n`);
-}
-
-function envNumber(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`${name} must be a number from ${min} to ${max} (got "${raw}")`);
-  return value;
-}
-
-/** Undone in reverse order, each step on its own, once (also on Ctrl-C). */
-const cleanups: { label: string; run: () => Promise<void> }[] = [];
-let cleaning: Promise<void> | undefined;
-function cleanUp(): Promise<void> {
-  cleaning ??= (async () => {
-    for (let step = cleanups.pop(); step !== undefined; step = cleanups.pop()) {
-      try {
-        await step.run();
-        log(`cleaned up: ${step.label}`);
-      } catch (error) {
-        log(`cleaning up ${step.label} failed: ${String(error)}`);
-      }
-    }
-  })();
-  return cleaning;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping`);
-    void cleanUp().finally(() => process.exit(130));
-  });
-}
+const log = createLog('bench');
+const cleanups = createCleanups(log);
+const cleanUp = cleanups.cleanUp;
 
 async function timedStep<T>(timings: Record<string, number>, label: string, work: () => Promise<T>): Promise<T> {
   const started = performance.now();

@@ -21,48 +21,16 @@ import { DisclosureIngestService } from '../src/disclosures/disclosure-ingest.se
 import { type PushMessage, PushSender, type PushSendResult } from '../src/push/push-sender';
 import type { DartFiling } from '../src/upstream/dart/dart.types';
 import { createDatabase, startServer } from './postgres';
+import { createCleanups, createLog, envNumber } from './harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DOCS_FILE = path.join(ROOT, 'docs', 'benchmarks-push.md');
 const CORP_CODE = '00999001';
 const TOKENS_PER_WATCHER = 2;
 const startedAt = performance.now();
-
-function log(line: string): void {
-  const elapsed = ((performance.now() - startedAt) / 1000).toFixed(1).padStart(6);
-  process.stdout.write(`[bench:push ${elapsed} s] ${line}\n`);
-}
-
-function envNumber(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-  return value;
-}
-
-/** Undone in reverse order, each step on its own, once (also on Ctrl-C). */
-const cleanups: { label: string; run: () => Promise<void> }[] = [];
-let cleaning: Promise<void> | undefined;
-function cleanUp(): Promise<void> {
-  cleaning ??= (async () => {
-    for (let step = cleanups.pop(); step !== undefined; step = cleanups.pop()) {
-      try {
-        await step.run();
-        log(`cleaned up: ${step.label}`);
-      } catch (error) {
-        log(`cleaning up ${step.label} failed: ${String(error)}`);
-      }
-    }
-  })();
-  return cleaning;
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping`);
-    void cleanUp().finally(() => process.exit(130));
-  });
-}
+const log = createLog('bench:push');
+const cleanups = createCleanups(log);
+const cleanUp = cleanups.cleanUp;
 
 /** Samples RSS and heap every few milliseconds; the event loop is busy during a run, so samples are as often as it allows. */
 class MemorySampler {

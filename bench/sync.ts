@@ -1,18 +1,8 @@
+import type { StockSyncStatus } from '../src/stocks/stock-sync.service';
 import type { DartSandbox } from '../src/sandbox/dart/dart-sandbox';
 
-export interface SyncStatus {
-  status: string;
-  mode: string | null;
-  total: number;
-  processed: number;
-  added: number;
-  updated: number;
-  removed: number;
-  failed: number;
-  started_at: string | null;
-  finished_at: string | null;
-  last_error: string | null;
-}
+/** What the sync status endpoint answers. */
+export type SyncStatus = StockSyncStatus;
 
 export interface SyncRun {
   mode: 'bootstrap' | 'incremental';

@@ -1,0 +1,49 @@
+/** What every benchmark script needs: a timed log, numeric settings, and cleanup that also runs on Ctrl-C. */
+
+export function createLog(prefix: string): (line: string) => void {
+  const startedAt = performance.now();
+  return (line) => {
+    const elapsed = ((performance.now() - startedAt) / 1000).toFixed(1).padStart(6);
+    process.stdout.write(`[${prefix} ${elapsed} s] ${line}\n`);
+  };
+}
+
+export function envNumber(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`${name} must be a number from ${min} to ${max} (got "${raw}")`);
+  return value;
+}
+
+export interface Cleanups {
+  push(step: { label: string; run: () => Promise<void> }): void;
+  /** Undoes every step in reverse order, each on its own, once. */
+  cleanUp(): Promise<void>;
+}
+
+/** Cleanup steps undone in reverse order, also on SIGINT/SIGTERM. */
+export function createCleanups(log: (line: string) => void): Cleanups {
+  const steps: { label: string; run: () => Promise<void> }[] = [];
+  let cleaning: Promise<void> | undefined;
+  const cleanUp = (): Promise<void> => {
+    cleaning ??= (async () => {
+      for (let step = steps.pop(); step !== undefined; step = steps.pop()) {
+        try {
+          await step.run();
+          log(`cleaned up: ${step.label}`);
+        } catch (error) {
+          log(`cleaning up ${step.label} failed: ${String(error)}`);
+        }
+      }
+    })();
+    return cleaning;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping`);
+      void cleanUp().finally(() => process.exit(130));
+    });
+  }
+  return { push: (step) => steps.push(step), cleanUp };
+}
