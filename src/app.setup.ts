@@ -1,4 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
@@ -22,8 +23,21 @@ const CORS_ALLOWED_HEADERS = [
 const CORS_EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id'];
 
 /**
+ * helmet's defaults (nosniff, HSTS, frame and referrer policies, a CSP that Swagger
+ * UI at /docs lives with: its scripts are same-origin files, its styles partly
+ * inline), except two that would break legitimate use: upgrading requests to
+ * https breaks /docs served over plain http, and the API is meant to be read
+ * cross-origin (CORS decides who may).
+ */
+const securityHeaders = helmet({
+  contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+  crossOriginResourcePolicy: { policy: 'cross-origin' },
+});
+
+/**
  * Installs the request pipeline in the order of the specification, outermost
- * first: (request log), rate limit, auth-route rate limit, CORS, then body
+ * first: (request log, security headers), rate limit, auth-route rate limit,
+ * CORS, (the answer to a rate-limited request, so it carries CORS), then body
  * parsing; JWT parsing and the authentication check are route guards, and the
  * HTTP cache an interceptor, inside routing. Called before `init()` by the server
  * and by the end-to-end tests alike.
@@ -33,6 +47,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.useLogger(app.get(Logger));
 
   app.use(createRequestLogger(app.get<PinoLogger>(ROOT_LOGGER)));
+  app.use(securityHeaders);
   const rateLimits = app.get(RateLimitMiddleware);
   app.use(rateLimits.general);
   app.use(rateLimits.auth);
@@ -43,6 +58,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: 600,
   });
+  app.use(rateLimits.answerRefusal);
   for (const parser of bodyParsers()) app.use(parser);
 
   app.useGlobalFilters(new AllExceptionsFilter());

@@ -1,39 +1,32 @@
 import { applyDecorators, CanActivate, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
 import { ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '../common/errors/app-error';
 import { ErrorBody } from '../common/errors/error-body';
+import { secretsEqual } from '../common/secrets-equal';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 
 /**
- * Operator routes: `X-Admin-Key` must equal ADMIN_KEY. Both sides are hashed
- * before the constant-time comparison so neither content nor length leaks
- * through timing. While ADMIN_KEY is unset every call is refused. JWTs play no part.
+ * Operator routes: `X-Admin-Key` must equal ADMIN_KEY (compared by `secretsEqual`,
+ * so neither content nor length leaks through timing). While ADMIN_KEY is unset
+ * every call is refused. JWTs play no part.
  */
 @Injectable()
 export class AdminKeyGuard implements CanActivate {
-  private readonly expected?: Buffer;
-
-  constructor(@InjectConfig() config: AppConfig) {
-    this.expected = config.adminKey === undefined ? undefined : digest(config.adminKey);
-  }
+  constructor(@InjectConfig() private readonly config: AppConfig) {}
 
   canActivate(context: ExecutionContext): boolean {
     const presented = context.switchToHttp().getRequest<Request>().headers['x-admin-key'];
-    if (this.expected === undefined) {
+    const expected = this.config.adminKey;
+    if (expected === undefined) {
       throw new AppError('UNAUTHORIZED', 'Admin access is disabled: ADMIN_KEY is not configured');
     }
-    if (typeof presented !== 'string' || !timingSafeEqual(digest(presented), this.expected)) {
+    if (typeof presented !== 'string' || !secretsEqual(presented, expected)) {
       throw new AppError('UNAUTHORIZED', 'A valid X-Admin-Key header is required');
     }
     return true;
   }
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
 }
 
 /** The route is for operators: sets the guard and the OpenAPI security together. */

@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '../common/errors/app-error';
+import { secretsEqual } from '../common/secrets-equal';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { AppCheckVerifier } from './app-check-verifier';
@@ -11,22 +11,18 @@ export const WORKER_SECRET_HEADER = 'X-Worker-Secret';
 
 /**
  * Device attestation. Passes when DEVICE_ATTESTATION=off; otherwise when
- * `X-Worker-Secret` equals WEB_SECRET (both sides hashed, then compared in
- * constant time; WEB_SECRET unset: that path is refused) or when
+ * `X-Worker-Secret` equals WEB_SECRET (compared by `secretsEqual`, revealing
+ * neither content nor length; WEB_SECRET unset: that path is refused) or when
  * `X-Firebase-AppCheck` holds a token the AppCheckVerifier accepts. Either
  * credential suffices. Everything else is 403: ATTESTATION_REQUIRED when neither
  * header is sent, ATTESTATION_FAILED when what was sent is not accepted.
  */
 @Injectable()
 export class AttestationGuard implements CanActivate {
-  private readonly workerSecret?: Buffer;
-
   constructor(
     @InjectConfig() private readonly config: AppConfig,
     private readonly appCheck: AppCheckVerifier,
-  ) {
-    this.workerSecret = config.webSecret === undefined ? undefined : digest(config.webSecret);
-  }
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.config.deviceAttestation === 'off') return true;
@@ -34,7 +30,8 @@ export class AttestationGuard implements CanActivate {
     const secret = headerValue(headers[WORKER_SECRET_HEADER.toLowerCase()]);
     const token = headerValue(headers[APP_CHECK_HEADER.toLowerCase()]);
 
-    if (secret !== undefined && this.workerSecret !== undefined && timingSafeEqual(digest(secret), this.workerSecret)) {
+    const webSecret = this.config.webSecret;
+    if (secret !== undefined && webSecret !== undefined && secretsEqual(secret, webSecret)) {
       return true;
     }
     if (token !== undefined && (await this.appCheck.verify(token)) !== null) return true;
@@ -52,8 +49,4 @@ export class AttestationGuard implements CanActivate {
 function headerValue(value: string | string[] | undefined): string | undefined {
   const single = Array.isArray(value) ? value[0] : value;
   return single === undefined || single === '' ? undefined : single;
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
 }

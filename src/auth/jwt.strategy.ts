@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { ExtractJwt, Strategy } from 'passport-jwt';
+import type { Request } from 'express';
+import { Strategy } from 'passport-jwt';
 import { AppError } from '../common/errors/app-error';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { UsersService } from '../users/users.service';
+import { bearerTokenOf } from './bearer-token';
 import { type ServiceTokenClaims, ServiceTokenService } from './service-token.service';
 
 /** What an authenticated request carries as `req.user`. */
@@ -13,7 +15,8 @@ export interface AuthenticatedUser {
 }
 
 /**
- * Reads the bearer token (passport-jwt checks the signature), then checks expiry
+ * Reads the bearer token with `bearerTokenOf`, as the rate limiter does (passport-jwt
+ * checks the signature), then checks expiry
  * against the service clock and that the user still exists: a withdrawn user's
  * tokens stop working at once.
  */
@@ -25,7 +28,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     private readonly users: UsersService,
   ) {
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: (req: Request) => bearerTokenOf(req.headers.authorization),
       secretOrKey: config.jwt.secret!,
       algorithms: ['HS256'],
       // Expiry is checked in validate() against the injectable clock.

@@ -1,20 +1,28 @@
-import { applyDecorators, Injectable, UseGuards } from '@nestjs/common';
+import { applyDecorators, type ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { Request } from 'express';
 import { AppError } from '../common/errors/app-error';
 import { ErrorBody } from '../common/errors/error-body';
+import { sendsNoCredentials } from './bearer-token';
 import type { AuthenticatedUser } from './jwt.strategy';
 
 /**
- * Anonymous callers pass with no user; a caller who sends a token must send a
- * valid one: an invalid or expired token is 401, never silently anonymous.
+ * Anonymous callers (no Authorization header) pass with no user; a caller who
+ * sends one must send a valid bearer token: an invalid or expired token, or any
+ * other header form, is 401, never silently anonymous.
  */
 @Injectable()
 export class OptionalJwtAuthGuard extends AuthGuard('jwt') {
-  override handleRequest<TUser = AuthenticatedUser>(error: unknown, user: TUser | false, info: unknown): TUser | null {
+  override handleRequest<TUser = AuthenticatedUser>(
+    error: unknown,
+    user: TUser | false,
+    _info: unknown,
+    context: ExecutionContext,
+  ): TUser | null {
     if (error) throw error;
     if (user) return user;
-    if (info instanceof Error && info.message === 'No auth token') return null;
+    if (sendsNoCredentials(context.switchToHttp().getRequest<Request>().headers)) return null;
     throw new AppError('UNAUTHORIZED', 'The token is invalid or expired');
   }
 }

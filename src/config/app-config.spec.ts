@@ -454,6 +454,44 @@ describe('loadConfig', () => {
       expect(loadConfig({ JWT_SECRET: SECRET }).jwt.secret).toBe(SECRET);
     });
   });
+
+  describe.each(['ADMIN_KEY', 'WEB_SECRET'])('%s', (name) => {
+    const short = 'operator-secret-of-31-character';
+
+    it('must be at least 32 characters in production, and is never echoed', () => {
+      expect(short).toHaveLength(31);
+      const error = configErrorOf({ APP_ENV: 'production', JWT_SECRET: SECRET, [name]: short });
+      expect(error.problems).toContain(`${name} must be at least 32 characters long in production`);
+      expect(error.message).not.toContain(short);
+    });
+
+    it('accepts 32 characters in production, and shorter values outside production', () => {
+      // Other production requirements may fail alongside; none may name this variable.
+      let problems: string[] = [];
+      try {
+        loadConfig({ APP_ENV: 'production', JWT_SECRET: SECRET, [name]: SECRET });
+      } catch (error) {
+        problems = (error as ConfigError).problems;
+      }
+      expect(problems.filter((problem) => problem.startsWith(name))).toEqual([]);
+      expect(() => loadConfig({ APP_ENV: 'dev', [name]: short })).not.toThrow();
+    });
+  });
+
+  describe('TRUSTED_PROXY_HOPS', () => {
+    it('is 1 by default: the right-most address of the trusted header', () => {
+      expect(loadConfig({}).trustedProxyHops).toBe(1);
+    });
+
+    it('reads a hop count and rejects anything but an integer from 1 to 20', () => {
+      expect(loadConfig({ TRUSTED_PROXY_HOPS: '2' }).trustedProxyHops).toBe(2);
+      for (const bad of ['0', '-1', '21', 'two']) {
+        expect(configErrorOf({ TRUSTED_PROXY_HOPS: bad }).problems).toEqual([
+          `TRUSTED_PROXY_HOPS must be an integer from 1 to 20 (got "${bad}")`,
+        ]);
+      }
+    });
+  });
 });
 
 describe('EnvReader', () => {

@@ -33,6 +33,8 @@ export interface AppConfig {
   webSecret?: string;
   deviceAttestation: 'enforce' | 'off';
   trustedClientIpHeader?: string;
+  /** Proxies in front of the service that append to that header: the address taken is this many from the right. */
+  trustedProxyHops: number;
   /** `'*'` allows any origin. */
   corsOrigins: '*' | string[];
   dart: {
@@ -169,6 +171,14 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     read.fail('TRUSTED_CLIENT_IP_HEADER', 'an HTTP header name such as X-Real-IP', clientIpHeader);
   }
 
+  const adminKey = read.optionalString('ADMIN_KEY');
+  const webSecret = read.optionalString('WEB_SECRET');
+  if (production) {
+    // Shared secrets that guard operator and worker access must not be guessable.
+    if (adminKey !== undefined && adminKey.length < 32) read.fail('ADMIN_KEY', 'at least 32 characters long in production');
+    if (webSecret !== undefined && webSecret.length < 32) read.fail('WEB_SECRET', 'at least 32 characters long in production');
+  }
+
   const pubsubAudience = read.optionalString('GOOGLE_PUBSUB_AUDIENCE');
   const pubsubEmail = read.optionalString('GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL');
   // An audience alone would accept a token of any Google service account.
@@ -194,10 +204,11 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       secret: jwtSecret,
       expirationMs: read.integer('JWT_EXPIRATION_MS', 7 * DAY_MS, { min: 1000, max: 366 * DAY_MS }),
     },
-    adminKey: read.optionalString('ADMIN_KEY'),
-    webSecret: read.optionalString('WEB_SECRET'),
+    adminKey,
+    webSecret,
     deviceAttestation: read.oneOf('DEVICE_ATTESTATION', ['enforce', 'off'] as const, production ? 'enforce' : 'off'),
     trustedClientIpHeader: clientIpHeader?.toLowerCase(),
+    trustedProxyHops: read.integer('TRUSTED_PROXY_HOPS', 1, { min: 1, max: 20 }),
     corsOrigins,
     dart: {
       baseUrl: read.url('DART_API_BASE_URL', 'https://opendart.fss.or.kr/api'),

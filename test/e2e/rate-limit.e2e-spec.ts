@@ -160,6 +160,112 @@ describe('rate limits', () => {
       await withdrawAttempt().expect(429);
     });
 
+    describe('the bearer header is read exactly as authentication reads it', () => {
+      const registerPushToken = (ip: string, authorization: string) =>
+        request(keyed.http)
+          .post('/api/v1/push/fcm-token')
+          .set(TEST_CLIENT_IP_HEADER, ip)
+          .set('Authorization', authorization)
+          .send({ fcm_token: 'device-token-1', platform: 'android' });
+
+      it('a valid JWT followed by another word, from a new address each time, writes nothing: 401 every time', async () => {
+        const token = await tokenFor(keyed, '5101');
+        const answers = await statuses(Array.from({ length: 30 }, () => () => registerPushToken(freshIp(), `Bearer ${token} x`)));
+        expect(answers).toEqual(Array(30).fill(401));
+      });
+
+      it('every header form that authenticates is keyed by its user, whatever the address', async () => {
+        const token = await tokenFor(keyed, '5102');
+        const forms = [`Bearer ${token}`, `bearer ${token}`, `BEARER   ${token}`, `Bearer	${token}`];
+        const answers = await statuses(Array.from({ length: 10 }, (_, i) => () => registerPushToken(freshIp(), forms[i % forms.length])));
+        expect(answers).toEqual(Array(10).fill(204));
+        for (const form of forms) await registerPushToken(freshIp(), form).expect(429);
+      });
+
+      it('any other Authorization header is 401 on optional-JWT routes too, never silently anonymous', async () => {
+        const token = await tokenFor(keyed, '5103');
+        const read = (authorization?: string) => {
+          const req = request(keyed.http).get('/api/v1/ai/analyze/20240101000001');
+          return authorization === undefined ? req : req.set('Authorization', authorization);
+        };
+        for (const header of [`Bearer ${token} x`, `Basic ${token}`, token, 'Bearer']) {
+          const res = await read(header);
+          expect({ header, status: res.status }).toEqual({ header, status: 401 });
+        }
+        await read().expect(404);
+        await read(`Bearer ${token}`).expect(404);
+      });
+    });
+
+    describe('the trusted client-IP header', () => {
+      it('is keyed by the address the proxy wrote (right-most), not by addresses the client prepended', async () => {
+        const ip = freshIp();
+        const answers = await statuses(
+          Array.from({ length: 11 }, (_, i) => () => request(keyed.http).post('/api/v1/anything').set(TEST_CLIENT_IP_HEADER, `6.6.6.${i}, ${ip}`)),
+        );
+        expect(answers).toEqual([...Array(10).fill(404), 429]);
+      });
+
+      it('reads repeated headers as one list joined in order', async () => {
+        const ip = freshIp();
+        const answers = await statuses(
+          Array.from({ length: 11 }, (_, i) => () =>
+            request(keyed.http)
+              .post('/api/v1/anything')
+              .set(TEST_CLIENT_IP_HEADER, [`6.6.7.${i}`, ip] as unknown as string),
+          ),
+        );
+        expect(answers).toEqual([...Array(10).fill(404), 429]);
+      });
+
+      it('with TRUSTED_PROXY_HOPS=2 takes the address the outer proxy wrote', async () => {
+        const twoProxies = await startTestApp({ database: t.database, rateLimits: NO_REFILL, env: { TRUSTED_PROXY_HOPS: '2' } });
+        try {
+          const ip = freshIp();
+          const answers = await statuses(
+            Array.from({ length: 11 }, (_, i) => () =>
+              request(twoProxies.http).post('/api/v1/anything').set(TEST_CLIENT_IP_HEADER, `6.6.8.${i}, ${ip}, 10.0.0.${i}`),
+            ),
+          );
+          expect(answers).toEqual([...Array(10).fill(404), 429]);
+        } finally {
+          await twoProxies.close();
+        }
+      });
+    });
+
+    it('the auth-route limit holds for every spelling Express routes to /api/v1/auth', async () => {
+      const ip = freshIp();
+      const spellings = ['/API/V1/AUTH/idp1/token', '/api/v1/Auth/idp1/token/', '/Api/V1/auth/IDP1/TOKEN', '/api/v1/auth/idp1/token'];
+      const signInAt = (path: string, i: number) =>
+        request(keyed.http).post(path).set(TEST_CLIENT_IP_HEADER, ip).send({ access_token: `user-${5200 + i}` });
+      // Each spelling reaches the sign-in route, and all of them share one bucket.
+      const answers = await statuses(Array.from({ length: 5 }, (_, i) => () => signInAt(spellings[i % spellings.length], i)));
+      expect(answers).toEqual(Array(5).fill(200));
+      for (const [i, path] of spellings.entries()) {
+        const res = await signInAt(path, 10 + i);
+        expect({ path, status: res.status }).toEqual({ path, status: 429 });
+      }
+    });
+
+    it('spellings Express does not route to /api/v1/auth never reach it', async () => {
+      for (const path of ['/api/v1/%61uth/idp1/token', '/api/v1/auth%2Fidp1/token', '//api/v1/auth/idp1/token', '/api/v1/auth/idp1/token%20']) {
+        const res = await request(keyed.http).post(path).set(TEST_CLIENT_IP_HEADER, freshIp()).send({ access_token: 'user-5300' });
+        expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      }
+    });
+
+    it('a 429 carries the CORS headers and exposes Retry-After to the browser', async () => {
+      const ip = freshIp();
+      await statuses(Array.from({ length: 10 }, () => () => postTo(keyed, ip)));
+      const limited = await postTo(keyed, ip).set('Origin', 'https://web.example').expect(429);
+      expect(limited.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+      expect(limited.headers['access-control-allow-origin']).toBe('*');
+      expect(limited.headers['access-control-expose-headers']).toMatch(/Retry-After/);
+      expect(limited.headers['x-content-type-options']).toBe('nosniff');
+      expect(limited.body.code).toBe('RATE_LIMITED');
+    });
+
     it('without TRUSTED_CLIENT_IP_HEADER the socket address is the key, so forwarded headers cannot dodge the limit', async () => {
       const answers = await statuses(
         Array.from({ length: 11 }, (_, i) => () =>

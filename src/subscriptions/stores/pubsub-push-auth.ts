@@ -1,5 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import { OAuth2Client } from 'google-auth-library';
+import { bearerTokenOf } from '../../auth/bearer-token';
+import { secretsEqual } from '../../common/secrets-equal';
 import type { AppConfig } from '../../config/app-config';
 
 /** Why a push was refused: no way to authenticate configured, or bad credentials. */
@@ -25,20 +26,15 @@ export class PubSubPushAuth {
   async check(authorization: string | undefined, queryToken: string | undefined): Promise<PushAuthFailure | null> {
     const { audience, serviceAccountEmail, sharedSecret } = this.settings;
     if (!audience && !sharedSecret) return 'not-configured';
-    if (sharedSecret && queryToken !== undefined && sameSecret(queryToken, sharedSecret)) return null;
-    if (!audience || !authorization?.startsWith('Bearer ')) return 'rejected';
+    if (sharedSecret && queryToken !== undefined && secretsEqual(queryToken, sharedSecret)) return null;
+    const idToken = bearerTokenOf(authorization);
+    if (!audience || idToken === null) return 'rejected';
     try {
-      const ticket = await this.oidc.verifyIdToken({ idToken: authorization.slice('Bearer '.length), audience });
+      const ticket = await this.oidc.verifyIdToken({ idToken, audience });
       const payload = ticket.getPayload();
       return payload?.email === serviceAccountEmail && payload?.email_verified === true ? null : 'rejected';
     } catch {
       return 'rejected';
     }
   }
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
