@@ -211,6 +211,53 @@ describe('request pipeline and operator surface', () => {
       expect(res.text).toContain('swagger-ui');
     });
 
+    it('sends security headers on every answer: success, error and unknown route', async () => {
+      for (const res of [
+        await request(t.http).get('/health').expect(200),
+        await request(t.http).get('/api/v1/nothing-here').expect(404),
+        await request(t.http).get('/api/v1/auth/me').expect(401),
+      ]) {
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+        expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+        expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+        expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+        expect(res.headers['x-powered-by']).toBeUndefined();
+      }
+    });
+
+    it('serves Swagger UI under a CSP that lets it load: same-origin scripts of a script type, allowed inline styles', async () => {
+      const page = await request(t.http).get('/docs').expect(200);
+      const csp = Object.fromEntries(
+        String(page.headers['content-security-policy'])
+          .split(';')
+          .map((directive) => directive.trim().split(/\s+/))
+          .map(([name, ...sources]) => [name, sources]),
+      );
+      const allows = (directive: string, source: string) => (csp[directive] ?? csp['default-src']).includes(source);
+      // Served over plain http (local, behind a TLS proxy): an upgrade would break every asset.
+      expect(csp['upgrade-insecure-requests']).toBeUndefined();
+
+      const scripts = [...page.text.matchAll(/<script([^>]*)>/g)].map((match) => /src="([^"]+)"/.exec(match[1])?.[1]);
+      expect(scripts.length).toBeGreaterThan(0);
+      expect(scripts).not.toContain(undefined); // no inline script, which script-src 'self' would block
+      expect(allows('script-src', "'self'")).toBe(true);
+      if (/<style>/.test(page.text)) expect(allows('style-src', "'unsafe-inline'")).toBe(true);
+      expect(allows('img-src', 'data:')).toBe(true);
+
+      const stylesheets = [...page.text.matchAll(/<link rel="stylesheet"[^>]*href="([^"]+)"/g)].map((match) => match[1]);
+      expect(allows('style-src', "'self'")).toBe(true);
+      for (const [url, type] of [...scripts.map((src) => [src!, /javascript/]), ...stylesheets.map((href) => [href, /text\/css/])] as const) {
+        const { pathname } = new URL(url, 'http://service/docs');
+        const asset = await request(t.http).get(pathname);
+        // nosniff makes browsers drop a script or stylesheet served with another type.
+        expect({ pathname, status: asset.status, type: type.test(asset.headers['content-type']) }).toEqual({
+          pathname,
+          status: 200,
+          type: true,
+        });
+      }
+    });
+
     it('describes the bearer and admin-key schemes and every route with its responses', async () => {
       const document = (await request(t.http).get('/docs-json').expect(200)).body;
       expect(document.components.securitySchemes).toEqual({
