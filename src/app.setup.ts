@@ -8,7 +8,7 @@ import { setupSwagger } from './common/http/swagger';
 import { createValidationPipe } from './common/http/validation.pipe';
 import type { AppConfig } from './config/app-config';
 import { ROOT_LOGGER } from './logging/logging.module';
-import { createRequestLogger } from './logging/root-logger';
+import { createRequestLogger, protectSecrets } from './logging/root-logger';
 import { RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 
 /** Headers browsers may send and read across origins. */
@@ -46,7 +46,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.disable('x-powered-by');
   app.useLogger(app.get(Logger));
 
-  app.use(createRequestLogger(app.get<PinoLogger>(ROOT_LOGGER)));
+  const rootLogger = app.get<PinoLogger>(ROOT_LOGGER);
+  protectSecrets(rootLogger, config);
+  app.use(createRequestLogger(rootLogger));
   app.use(securityHeaders);
   const rateLimits = app.get(RateLimitMiddleware);
   app.use(rateLimits.general);

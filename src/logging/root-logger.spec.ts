@@ -1,13 +1,34 @@
-import { redactQuerySecrets } from './root-logger';
+import { Writable } from 'node:stream';
+import { loadConfig } from '../config/app-config';
+import { createRootLogger, protectSecrets } from './root-logger';
 
-describe('redactQuerySecrets', () => {
-  it('hides credential-carrying query values and keeps everything else', () => {
-    expect(redactQuerySecrets('/internal/store-b-notifications?token=s3cr3t&x=1')).toBe(
-      '/internal/store-b-notifications?token=[redacted]&x=1',
-    );
-    expect(redactQuerySecrets('/api/v1/adnet/ssv?ad_unit=1&user_id=7&signature=MEUC&key_id=3')).toBe(
-      '/api/v1/adnet/ssv?ad_unit=1&user_id=7&signature=[redacted]&key_id=3',
-    );
-    expect(redactQuerySecrets('/api/v1/stocks/search?query=token')).toBe('/api/v1/stocks/search?query=token');
+function capture(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+describe('createRootLogger', () => {
+  it('redacts every line on its way out: messages, fields, errors and child loggers', () => {
+    const out = capture();
+    const logger = createRootLogger({ appEnv: 'dev', logLevel: 'debug', adminKey: 'admin-key-from-the-start' }, out.stream);
+    protectSecrets(logger, loadConfig({ JWT_SECRET: 'a-jwt-secret-generated-after-the-logger-started' }));
+
+    logger.info('admin-key-from-the-start leaked');
+    logger.child({ context: 'Errors' }).error({ url: '/internal/x?token=pubsub' }, 'failed');
+    logger.warn({ err: new Error('key a-jwt-secret-generated-after-the-logger-started rejected') }, 'boom');
+    logger.debug({ headers: { authorization: 'Bearer abc.def' } }, 'request');
+
+    const text = out.text();
+    expect(text.split('\n').filter(Boolean)).toHaveLength(4);
+    for (const secret of ['admin-key-from-the-start', 'a-jwt-secret-generated-after-the-logger-started', 'pubsub', 'abc.def']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).toContain('[redacted]');
   });
 });

@@ -1,50 +1,58 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
 import type { AppConfig } from '../config/app-config';
+import { Redactor, secretsOf } from './redaction';
 
-/** Headers whose values are credentials and never reach a log line. */
-const REDACTED = [
-  'req.headers.authorization',
-  'req.headers["x-admin-key"]',
-  'req.headers["x-worker-secret"]',
-  'req.headers["x-firebase-appcheck"]',
-  'req.headers.cookie',
-];
+const redactors = new WeakMap<Logger, Redactor>();
 
 /**
  * The process's one pino logger: JSON lines in dev and production, one readable
- * line per entry in local.
+ * line per entry in local. Every line, whoever wrote it (request log, exception
+ * filter, services, Nest itself), passes through one `Redactor` on its way out,
+ * which knows the secrets of `config`; `protectSecrets` adds those resolved later.
+ * `destination` replaces stdout (tests capture the log with it).
  */
-export function createRootLogger(config: Pick<AppConfig, 'appEnv' | 'logLevel'>): Logger {
-  const readable = config.appEnv === 'local' && config.logLevel !== 'silent';
-  return pino({
+export function createRootLogger(
+  config: Pick<AppConfig, 'appEnv' | 'logLevel'> & Partial<AppConfig>,
+  destination?: DestinationStream,
+): Logger {
+  const redactor = new Redactor();
+  redactor.addSecrets(secretsOf(config));
+  const readable = config.appEnv === 'local' && config.logLevel !== 'silent' && destination === undefined;
+  const options: pino.LoggerOptions = {
     level: config.logLevel,
     base: { service: 'disclosure-briefing' },
-    redact: { paths: REDACTED, censor: '[redacted]' },
+    hooks: { streamWrite: (line) => redactor.redact(line) },
     transport: readable
       ? {
           target: 'pino-pretty',
           options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' },
         }
       : undefined,
-  });
+  };
+  const logger = destination === undefined ? pino(options) : pino(options, destination);
+  redactors.set(logger, redactor);
+  return logger;
+}
+
+/**
+ * Registers the secrets of the final configuration (local secrets are generated
+ * after the logger starts) with the redaction of a root logger. A logger not made
+ * by `createRootLogger` (a test's own) is left as it is.
+ */
+export function protectSecrets(logger: Logger, config: AppConfig): void {
+  redactors.get(logger)?.addSecrets(secretsOf(config));
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Query parameters that carry credentials (a store's shared secret, a callback signature). */
-const SECRET_QUERY_PARAMS = /([?&](?:token|secret|signature|access_token|key)=)[^&]*/gi;
-
-export function redactQuerySecrets(url: string): string {
-  return url.replace(SECRET_QUERY_PARAMS, '$1[redacted]');
-}
-
 /**
  * Access log and request id for every request. It is the outermost middleware,
  * so rate-limited and malformed requests are logged with their id too; an
- * incoming `X-Request-Id` is kept when it is well formed.
+ * incoming `X-Request-Id` is kept when it is well formed. It logs the method and
+ * the URL (credentials in it are redacted on the way out), never headers or bodies.
  */
 export function createRequestLogger(logger: Logger): HttpLogger {
   return pinoHttp({
@@ -59,7 +67,7 @@ export function createRequestLogger(logger: Logger): HttpLogger {
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/health/ready' },
     serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: redactQuerySecrets(req.url) }),
+      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   });

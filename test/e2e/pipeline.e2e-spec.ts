@@ -246,7 +246,8 @@ describe('request pipeline and operator surface', () => {
 
       const stylesheets = [...page.text.matchAll(/<link rel="stylesheet"[^>]*href="([^"]+)"/g)].map((match) => match[1]);
       expect(allows('style-src', "'self'")).toBe(true);
-      for (const [url, type] of [...scripts.map((src) => [src!, /javascript/]), ...stylesheets.map((href) => [href, /text\/css/])] as const) {
+      const assets = [...scripts.map((url) => ({ url: url!, type: /javascript/ })), ...stylesheets.map((url) => ({ url, type: /text\/css/ }))];
+      for (const { url, type } of assets) {
         const { pathname } = new URL(url, 'http://service/docs');
         const asset = await request(t.http).get(pathname);
         // nosniff makes browsers drop a script or stylesheet served with another type.
