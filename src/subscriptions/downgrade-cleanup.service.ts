@@ -12,8 +12,9 @@ export const DOWNGRADE_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * The downgrade cleanup. Runs for one user on every watchlist read, and for everyone
- * in a daily job. Both first record expiries nobody reported (premium_until passed),
- * then trim the users whose downgrade is at least 7 days old and clear their moment.
+ * in a daily job. Both first record expiries nobody reported yet (premium_until passed,
+ * stored tier not `none`) with the moment they observe them (see TierTransitions), then
+ * trim the users whose downgrade is at least 7 days old and clear their moment.
  * The trim decides by the tier active when it runs, so an upgrade in between (which
  * also clears the moment) removes nothing.
  */

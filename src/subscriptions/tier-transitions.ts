@@ -28,9 +28,19 @@ interface PremiumRow {
  * transaction and locks the user's row first (the lock the watchlist takes too), so
  * a transition and a watchlist add or trim of the same user take turns.
  *
- * Each one compares the active tier before and after: a drop records the moment in
- * `downgraded_at` (starting the 7-day cleanup timer), a rise clears it (cancelling
- * the pending cleanup), an unchanged tier leaves it as it is.
+ * `premium_tier` is the tier the service last knew the user to hold: it stays set after
+ * `premium_until` passes until a store report or `expireLapsed` records the end. Each
+ * transition compares that stored tier with the tier in force after it, never the
+ * active tier before it: after a lapse the active tier is already `none`, and a
+ * comparison with it would miss the drop. A drop records the moment in `downgraded_at`
+ * (starting the 7-day cleanup timer), a rise clears it (cancelling the pending
+ * cleanup), an unchanged tier leaves it as it is.
+ *
+ * The downgrade moment is when the service learns the entitlement ended: the store
+ * report or verify that withdraws it, or the first watchlist read or daily cleanup run
+ * that sees `premium_until` passed, whichever comes first. Not `premium_until` itself
+ * (the specification measures from the downgrade moment, and a report that arrives
+ * days late must still leave the user the full 7 days).
  */
 @Injectable()
 export class TierTransitions {
@@ -59,14 +69,16 @@ export class TierTransitions {
   }
 
   /**
-   * Expiry detected: premium_until passed without a renewal. The tier column follows
-   * the active tier, and the downgrade took effect at premium_until, not now.
+   * A lapse seen before any store reported it: premium_until passed without a renewal.
+   * The stored tier becomes `none` and the downgrade moment is now, the moment it was
+   * first observed. The purchase reference stays, so the store's later report of the
+   * same purchase finds it, sees no drop and keeps this moment.
    */
   async expireLapsed(manager: EntityManager, userId: number): Promise<boolean> {
     const row = await this.lock(manager, userId);
     const now = this.clock.now();
     if (!row || row.premium_tier === 'none' || activeTier(toTierInput(row), now) !== 'none') return false;
-    await manager.query(`UPDATE users SET premium_tier = 'none', downgraded_at = premium_until WHERE id = $1`, [userId]);
+    await manager.query(`UPDATE users SET premium_tier = 'none', downgraded_at = $2 WHERE id = $1`, [userId, now]);
     return true;
   }
 
@@ -79,15 +91,18 @@ export class TierTransitions {
     const row = locked ?? (await this.lock(manager, userId));
     if (!row) return;
     const now = this.clock.now();
-    const before = TIER_RANK[activeTier(toTierInput(row), now)];
-    const after = TIER_RANK[activeTier({ premiumTier: next.tier, premiumUntil: next.until }, now)];
+    // Stored as the tier in force, so an entitlement that has already ended is never
+    // kept as a tier that expireLapsed would record as a second drop later.
+    const tierAfter = activeTier({ premiumTier: next.tier, premiumUntil: next.until }, now);
+    const before = TIER_RANK[row.premium_tier];
+    const after = TIER_RANK[tierAfter];
     // 'keep' leaves a pending cleanup running when the tier neither drops nor rises.
     const downgrade = after < before ? 'drop' : after > before ? 'rise' : 'keep';
     await manager.query(
       `UPDATE users SET premium_tier = $2, premium_until = $3, premium_platform = $4, premium_tx_ref = $5,
          downgraded_at = CASE $6::text WHEN 'drop' THEN $7::timestamptz WHEN 'rise' THEN NULL ELSE downgraded_at END
        WHERE id = $1`,
-      [userId, next.tier, next.until, next.platform, next.txRef, downgrade, now],
+      [userId, tierAfter, next.until, next.platform, next.txRef, downgrade, now],
     );
   }
 

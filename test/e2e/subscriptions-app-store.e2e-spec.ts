@@ -326,4 +326,64 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
       await request(t.http).post('/internal/store-a-notifications').send({}).expect(400);
     });
   });
+
+  describe('downgrade after a lapse (the usual production order: premium_until passes, the store reports later)', () => {
+    const STOCKS = ['30000001', '30000002', '30000003', '30000004', '30000005'];
+    const readWatchlist = async (userId: number) =>
+      (await request(t.http).get('/api/v1/watchlist').set('Authorization', bearer(userId)).expect(200)).body.map(
+        (entry: { corp_code: string }) => entry.corp_code,
+      );
+
+    beforeAll(async () => {
+      await t.dataSource.query(
+        `INSERT INTO stocks (corp_code, corp_name, stock_code, market_type)
+         SELECT code, 'company ' || code, right(code, 6), 'Y' FROM unnest($1::text[]) AS s (code)`,
+        [STOCKS],
+      );
+    });
+
+    /** A max subscriber (verified through the store) who watches all five stocks, the first one oldest. */
+    async function maxSubscriberWatchingFive(): Promise<{ userId: number; originalId: string; until: number }> {
+      const { userId, originalId } = await subscriber('service.max.monthly');
+      for (const corpCode of STOCKS) {
+        await request(t.http).post('/api/v1/watchlist').set('Authorization', bearer(userId)).send({ corp_code: corpCode }).expect(201);
+      }
+      const { premium_until } = await userRow(userId);
+      return { userId, originalId, until: premium_until!.getTime() };
+    }
+
+    it('records the downgrade when EXPIRED arrives after premium_until, and trims to 3, oldest first, 7 days after that', async () => {
+      const { userId, originalId, until } = await maxSubscriberWatchingFive();
+      const lapsed = await transaction(originalId, { productId: 'service.max.monthly', expires: until });
+
+      t.clock.set(new Date(until + 2 * DAY_MS));
+      const reportedAt = t.clock.now();
+      await notify(await notification('EXPIRED', { transaction: lapsed })).expect(200, { status: 'applied' });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null, downgraded_at: reportedAt });
+
+      t.clock.set(new Date(reportedAt.getTime() + 7 * DAY_MS - 1));
+      expect(await readWatchlist(userId)).toEqual([...STOCKS].reverse());
+
+      t.clock.set(new Date(reportedAt.getTime() + 7 * DAY_MS));
+      expect(await readWatchlist(userId)).toEqual(STOCKS.slice(2).reverse());
+      expect((await userRow(userId)).downgraded_at).toBeNull();
+    });
+
+    it('keeps the moment a watchlist read first saw the lapse when the store reports it later', async () => {
+      const { userId, originalId, until } = await maxSubscriberWatchingFive();
+
+      t.clock.set(new Date(until + DAY_MS));
+      const observedAt = t.clock.now();
+      expect(await readWatchlist(userId)).toHaveLength(5);
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: observedAt });
+
+      t.clock.set(new Date(until + 3 * DAY_MS));
+      const lapsed = await transaction(originalId, { productId: 'service.max.monthly', expires: until });
+      await notify(await notification('EXPIRED', { transaction: lapsed })).expect(200, { status: 'applied' });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_tx_ref: null, downgraded_at: observedAt });
+
+      t.clock.set(new Date(observedAt.getTime() + 7 * DAY_MS));
+      expect(await readWatchlist(userId)).toEqual(STOCKS.slice(2).reverse());
+    });
+  });
 });

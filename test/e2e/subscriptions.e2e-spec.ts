@@ -394,22 +394,56 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       expect(await entryCodes(userId)).toEqual(codes);
     });
 
-    it('records an expiry nobody reported at premium_until, and measures the 7 days from there', async () => {
+    it('records an expiry nobody reported when a watchlist read first sees it, and measures the 7 days from that read, not from premium_until', async () => {
       const until = new Date(NOW.getTime() + DAY_MS);
       const userId = await createUser({ tier: 'pro', until, txRef: newToken() });
       const codes = await addEntries(userId, 4);
 
-      t.clock.set(new Date(until.getTime() + 2 * DAY_MS));
+      const observedAt = new Date(until.getTime() + 2 * DAY_MS);
+      t.clock.set(observedAt);
       expect((await readWatchlist(userId)).body).toHaveLength(4);
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: until });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: observedAt });
 
-      t.clock.set(new Date(until.getTime() + 7 * DAY_MS - 1));
+      t.clock.set(new Date(observedAt.getTime() + 7 * DAY_MS - 1));
       await cleanup().runAll();
       expect(await entryCodes(userId)).toEqual(codes);
 
-      t.clock.set(new Date(until.getTime() + 7 * DAY_MS));
+      t.clock.set(new Date(observedAt.getTime() + 7 * DAY_MS));
       await cleanup().runAll();
       expect(await entryCodes(userId)).toEqual(codes.slice(1));
+    });
+
+    it('records an expiry nobody reported when the daily job first sees it, even if no one ever reads the watchlist', async () => {
+      const until = new Date(NOW.getTime() + DAY_MS);
+      const userId = await createUser({ tier: 'max', until, txRef: newToken() });
+      const codes = await addEntries(userId, 5);
+
+      const observedAt = new Date(until.getTime() + 12 * 60 * 60 * 1000);
+      t.clock.set(observedAt);
+      await cleanup().runAll();
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: observedAt });
+
+      t.clock.set(new Date(observedAt.getTime() + 7 * DAY_MS));
+      await cleanup().runAll();
+      expect(await entryCodes(userId)).toEqual(codes.slice(2));
+      expect((await userRow(userId)).downgraded_at).toBeNull();
+    });
+
+    it('records the downgrade when the store reports an expiry after premium_until has passed', async () => {
+      const token = newToken();
+      const until = new Date(NOW.getTime() + DAY_MS);
+      const userId = await createUser({ tier: 'max', until, txRef: token });
+      const codes = await addEntries(userId, 5);
+      answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.max.monthly', expiry: until });
+
+      const verifiedAt = new Date(until.getTime() + 3 * DAY_MS);
+      t.clock.set(verifiedAt);
+      await verify(userId, android(token, 'service.max.monthly')).expect(200, { active: false, tier: 'none' });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null, downgraded_at: verifiedAt });
+
+      t.clock.set(new Date(verifiedAt.getTime() + 7 * DAY_MS));
+      expect((await readWatchlist(userId)).body).toHaveLength(3);
+      expect(await entryCodes(userId)).toEqual(codes.slice(2));
     });
 
     it('treats max to pro as a downgrade and trims to the pro capacity of 30', async () => {
