@@ -31,7 +31,7 @@ export class AnalysisController {
   @OptionalAuthentication()
   @ApiOperation({
     summary: 'The stored analysis of a filing (never calls the AI, never spends quota)',
-    description: 'Anonymous callers get the one-liner; `result` comes with short filings and filings the caller revealed.',
+    description: 'Anonymous callers get the one-liner and never `result`; signed-in callers get `result` for short filings and filings they revealed.',
   })
   @ApiOkResponse({ type: AnalysisMetaResponse })
   @ApiBadRequestResponse({ type: ErrorBody, description: 'rceptNo is not 14 digits' })

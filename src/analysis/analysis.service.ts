@@ -7,7 +7,7 @@ import { QuotaService, toView } from '../quota/quota.service';
 import type { AnalysisStatus } from './analysis.entity';
 import type { AnalysisResult } from './analyzers/analysis-result.schema';
 
-/** A filing whose text is shorter than this is "short": its analysis is free and public. */
+/** A filing whose text is shorter than this is "short": its analysis costs signed-in callers no quota. */
 export const SHORT_DOC_THRESHOLD = 1000;
 
 /** The specification's analysis meta response. */
@@ -42,6 +42,7 @@ export class AnalysisService {
     private readonly quota: QuotaService,
   ) {}
 
+  /** The analysis meta response; `userId` is null for an anonymous caller. */
   async meta(rceptNo: string, userId: number | null): Promise<AnalysisMeta> {
     const [row] = await this.dataSource.query<(AnalysisRow & { revealed: boolean })[]>(
       `SELECT a.status, a.one_liner, a.result, a.doc_length,
@@ -60,7 +61,9 @@ export class AnalysisService {
       is_short: isShort,
       already_revealed: alreadyRevealed,
       one_liner: completed ? row.one_liner : null,
-      result: completed && (isShort || alreadyRevealed) ? row.result : null,
+      // Anonymous callers get the summary only, short filings included; a signed-in
+      // caller gets the result of a short filing or of one they revealed.
+      result: completed && userId !== null && (isShort || alreadyRevealed) ? row.result : null,
     };
   }
 
