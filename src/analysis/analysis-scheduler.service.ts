@@ -5,6 +5,7 @@ import { OnEvent } from '@nestjs/event-emitter';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { DISCLOSURE_CREATED } from '../disclosures/disclosure-events';
+import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartError } from '../upstream/dart/dart.types';
 import { AnalysisQueue, type ClaimedAnalysis } from './analysis-queue';
 import { Analyzer, AnalyzerError } from './analyzers/analyzer';
@@ -24,6 +25,8 @@ export interface SchedulerStatus {
   totalFailed: number;
   queued: number;
   lastError: string | null;
+  /** The disclosure-system budget; while it is spent nothing is claimed. */
+  upstream: DartBudgetStatus;
 }
 
 /**
@@ -71,6 +74,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, OnAppli
       totalFailed: this.totalFailed,
       queued: await this.queue.countQueued(),
       lastError: this.lastError,
+      upstream: this.dart.budgetStatus(),
     };
   }
 
@@ -108,6 +112,8 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, OnAppli
    */
   fill(): void {
     if (this.state !== 'running' || this.active >= this.config.ai.concurrency) return;
+    // No document can be fetched while the daily budget is spent: claiming would only postpone job after job.
+    if (this.dart.budgetStatus().exhaustedUntil !== null) return;
     this.active += 1;
     const run = this.runOne().finally(() => this.inFlight.delete(run));
     this.inFlight.add(run);
@@ -139,7 +145,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, OnAppli
   /** One attempt at one filing: document → text → analyzer → stored result. */
   private async process(job: ClaimedAnalysis): Promise<void> {
     try {
-      const zip = await this.dart.document(job.rceptNo);
+      const zip = await this.dart.document(job.rceptNo, 'analysisDocument');
       const { text } = extractDocumentText(zip, job.rceptNo);
       const fitted = fitToModel(text, MAX_MODEL_CHARS);
       const output = await this.analyzer.analyze({
@@ -170,6 +176,12 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, OnAppli
     if (error instanceof DartError && (error.kind === 'missing' || error.kind === 'request')) {
       await this.queue.markUnavailable(this.workerId, job.rceptNo, reason);
       this.logger.warn(`analysis of ${job.rceptNo}: no usable document (${reason}); UNAVAILABLE`);
+      return;
+    }
+    // The budget is spent or busy (020 included): the filing is fine, so the attempt is given back.
+    if (error instanceof DartError && error.kind === 'budget') {
+      await this.queue.postpone(this.workerId, job.rceptNo, error.retryAfterMs ?? CONFIGURATION_RETRY_MS, reason);
+      this.logger.warn(`analysis of ${job.rceptNo} postponed until the disclosure-system budget allows: ${reason}`);
       return;
     }
     const ours = (error instanceof DartError && error.kind === 'configuration') || (error instanceof AnalyzerError && !error.transient);

@@ -7,6 +7,11 @@ export function kstDate(instant: Date): string {
   return new Date(instant.getTime() + KST_OFFSET_MS).toISOString().slice(0, 10).replace(/-/g, '');
 }
 
+/** The first instant of the next calendar day in Korea (KST midnight after `instant`). */
+export function startOfNextKstDay(instant: Date): Date {
+  return new Date(parseYmd(addDays(kstDate(instant), 1)).getTime() - KST_OFFSET_MS);
+}
+
 /** True for a real calendar date written as YYYYMMDD. */
 export function isCalendarDate(value: string): boolean {
   if (!/^\d{8}$/.test(value)) return false;

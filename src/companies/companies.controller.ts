@@ -23,8 +23,11 @@ export class CompaniesController {
   @ApiOperation({ summary: 'Basic data of a company, from the disclosure system' })
   @ApiOkResponse({ type: CompanyView })
   @ApiBadRequestResponse({ type: ErrorBody, description: 'corpCode is not 8 digits' })
-  @ApiNotFoundResponse({ type: ErrorBody, description: 'The disclosure system knows no such company' })
-  @ApiServiceUnavailableResponse({ type: ErrorBody, description: 'The disclosure system is unavailable and nothing is stored' })
+  @ApiNotFoundResponse({ type: ErrorBody, description: 'COMPANY_NOT_FOUND: not in the corp-code list, or unknown to the disclosure system' })
+  @ApiServiceUnavailableResponse({
+    type: ErrorBody,
+    description: 'Nothing is stored and the disclosure system is unavailable, or busy (UPSTREAM_BUSY, with Retry-After)',
+  })
   find(@Param('corpCode') corpCode: string): Promise<CompanyView> {
     if (!/^\d{8}$/.test(corpCode)) throw new AppError('VALIDATION_FAILED', 'corpCode must be 8 digits');
     return this.companies.find(corpCode);

@@ -5,13 +5,18 @@ import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import { upstreamBusy } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
-import type { DartCompany } from '../upstream/dart/dart.types';
+import { DartError, type DartCompany } from '../upstream/dart/dart.types';
 
 /**
  * Company data from the disclosure system's company.json, stored on first read
  * and fetched again once older than COMPANY_MAX_AGE_MS. When the refresh fails,
  * the stored copy is served rather than an error.
+ *
+ * Anyone may call this, so it spends the disclosure-system budget only on codes
+ * the stock sync found in corpCode.xml (`corp_codes`), and only at the lowest
+ * priority: any other code is 404 without an upstream call.
  */
 @Injectable()
 export class CompaniesService {
@@ -25,25 +30,32 @@ export class CompaniesService {
   ) {}
 
   async find(corpCode: string): Promise<DartCompany> {
-    const [stored] = await this.dataSource.query<{ data: DartCompany; fetched_at: Date }[]>(
-      'SELECT data, fetched_at FROM companies WHERE corp_code = $1',
+    const [{ known, data: stored, fetched_at: fetchedAt }] = await this.dataSource.query<
+      { known: boolean; data: DartCompany | null; fetched_at: Date | null }[]
+    >(
+      `SELECT k.corp_code IS NOT NULL AS known, c.data, c.fetched_at
+       FROM (VALUES ($1::char(8))) AS wanted (corp_code)
+       LEFT JOIN corp_codes k ON k.corp_code = wanted.corp_code
+       LEFT JOIN companies c ON c.corp_code = wanted.corp_code`,
       [corpCode],
     );
-    const fresh = stored && this.clock.nowMs() - stored.fetched_at.getTime() < this.config.dart.companyMaxAgeMs;
-    if (fresh) return stored.data;
+    if (!known) throw notFound(corpCode);
+    const fresh = stored && fetchedAt && this.clock.nowMs() - fetchedAt.getTime() < this.config.dart.companyMaxAgeMs;
+    if (fresh) return stored;
 
     let company: DartCompany | null;
     try {
-      company = await this.dart.company(corpCode);
+      company = await this.dart.company(corpCode, 'companyRead');
     } catch (error) {
       if (stored) {
         this.logger.warn(`company ${corpCode}: refresh failed, serving the stored copy: ${String(error)}`);
-        return stored.data;
+        return stored;
       }
       this.logger.warn(`company ${corpCode}: fetch failed: ${String(error)}`);
+      if (error instanceof DartError && error.kind === 'budget') throw upstreamBusy(error);
       throw new AppError('UPSTREAM_UNAVAILABLE', 'The disclosure system is unavailable; try again later');
     }
-    if (company === null) throw new AppError('NOT_FOUND', `No company ${corpCode}`);
+    if (company === null) throw notFound(corpCode);
 
     const data: DartCompany = { ...company, corp_code: corpCode };
     await this.dataSource.query(
@@ -53,4 +65,8 @@ export class CompaniesService {
     );
     return data;
   }
+}
+
+function notFound(corpCode: string): AppError {
+  return new AppError('COMPANY_NOT_FOUND', `No company ${corpCode}`);
 }

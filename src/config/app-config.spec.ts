@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       expect(config.deviceAttestation).toBe('off');
       expect(config.dart.sandbox).toBe(true);
       expect(config.dart.requestsPerMinute).toBe(100_000);
+      expect(config.dart.requestsPerDay).toBe(20_000);
       expect(config.jobs).toEqual({
         disclosureMonitorAutoStart: true,
         disclosureMonitorIntervalMs: 60_000,
@@ -210,6 +211,11 @@ describe('loadConfig', () => {
         'DART_API_BASE_URL=not-a-url',
         { DART_API_BASE_URL: 'not-a-url' },
         /^DART_API_BASE_URL must be an absolute http\(s\) or postgres URL \(got "not-a-url"\)$/,
+      ],
+      [
+        'DART_REQUESTS_PER_DAY=0',
+        { DART_REQUESTS_PER_DAY: '0' },
+        /^DART_REQUESTS_PER_DAY must be an integer from 1 to 100000000 \(got "0"\)$/,
       ],
       [
         'DART_API_BASE_URL with another scheme',

@@ -44,6 +44,8 @@ export interface AppConfig {
     sandbox: boolean;
     /** Never more requests than this in any 60-second window. */
     requestsPerMinute: number;
+    /** Never more requests than this in one KST day (the key's allowance is about 20,000). */
+    requestsPerDay: number;
     /** Timeout of one upstream call. */
     timeoutMs: number;
     /** Attempts for statuses 020/800/900 and network failures, with exponential backoff from `retryBaseMs`. */
@@ -173,6 +175,10 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
 
   const adminKey = read.optionalString('ADMIN_KEY');
   const webSecret = read.optionalString('WEB_SECRET');
+  if (production && read.raw('DATABASE_URL') === undefined) {
+    // Production data must never land in a silent embedded cluster on the instance's disk.
+    read.fail('DATABASE_URL', 'set in production (the embedded PostgreSQL is for local and dev only)');
+  }
   if (production) {
     // Shared secrets that guard operator and worker access must not be guessable.
     if (adminKey !== undefined && adminKey.length < 32) read.fail('ADMIN_KEY', 'at least 32 characters long in production');
@@ -216,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       sandbox,
       // The budget protects a real key; the sandbox is our own server.
       requestsPerMinute: read.integer('DART_REQUESTS_PER_MINUTE', sandbox ? 100_000 : 600, { min: 1, max: 1_000_000 }),
+      requestsPerDay: read.integer('DART_REQUESTS_PER_DAY', 20_000, { min: 1, max: 100_000_000 }),
       timeoutMs: read.integer('DART_TIMEOUT_MS', 20_000, { min: 100, max: 300_000 }),
       maxAttempts: read.integer('DART_MAX_ATTEMPTS', 4, { min: 1, max: 10 }),
       retryBaseMs: read.integer('DART_RETRY_BASE_MS', 2_000, { min: 1, max: 600_000 }),

@@ -6,11 +6,13 @@ import {
   ApiInternalServerErrorResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { AdminOnly } from '../admin/admin-key.guard';
 import { AppError } from '../common/errors/app-error';
 import { ErrorBody } from '../common/errors/error-body';
+import { upstreamBusy } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { DartError } from '../upstream/dart/dart.types';
 import { BackfillService } from './backfill.service';
@@ -40,19 +42,24 @@ export class AdminDisclosuresController {
   @ApiCreatedResponse({ type: FetchDisclosuresResponse })
   @ApiBadRequestResponse({ type: ErrorBody, description: 'A date is missing or invalid' })
   @ApiInternalServerErrorResponse({ type: ErrorBody, description: 'The upstream call or the save failed' })
+  @ApiServiceUnavailableResponse({ type: ErrorBody, description: 'UPSTREAM_BUSY: the daily allowance is spent (with Retry-After)' })
   async fetch(@Query() query: FetchDisclosuresQuery): Promise<FetchDisclosuresResponse> {
     let page;
     try {
-      page = await this.dart.listPage({
-        bgnDe: query.beginDate,
-        endDe: query.endDate,
-        corpCode: query.corpCode,
-        // Without a company, the main board is what operators care about.
-        corpCls: query.corpCode ? undefined : 'Y',
-        pageNo: query.pageNo,
-        pageCount: query.pageCount,
-      });
+      page = await this.dart.listPage(
+        {
+          bgnDe: query.beginDate,
+          endDe: query.endDate,
+          corpCode: query.corpCode,
+          // Without a company, the main board is what operators care about.
+          corpCls: query.corpCode ? undefined : 'Y',
+          pageNo: query.pageNo,
+          pageCount: query.pageCount,
+        },
+        'adminFetch',
+      );
     } catch (error) {
+      if (error instanceof DartError && error.kind === 'budget') throw upstreamBusy(error);
       const status = error instanceof DartError ? error.status : 'error';
       this.logger.error(`admin fetch: disclosure system call failed (${status}): ${String(error)}`);
       throw new AppError('UPSTREAM_FAILED', `The disclosure system call failed (${status})`);

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import { splitDateRange } from '../common/korea-time';
+import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { DartError } from '../upstream/dart/dart.types';
 import { DisclosureIngestService } from './disclosure-ingest.service';
@@ -24,13 +25,18 @@ export interface BackfillStatus {
   started_at: string | null;
   finished_at: string | null;
   last_error: string | null;
+  /** The disclosure-system budget; while it is spent the backfill waits (still `running`). */
+  upstream: DartBudgetStatus;
 }
 
-/** Collects past filings in the background, one at a time, pacing new ones by `delayMs`. */
+/**
+ * Collects past filings in the background, one at a time, pacing new ones by `delayMs`.
+ * When the disclosure-system budget is spent it waits for it, rather than failing days.
+ */
 @Injectable()
 export class BackfillService implements OnApplicationShutdown {
   private readonly logger = new Logger(BackfillService.name);
-  private state: BackfillStatus = {
+  private state: Omit<BackfillStatus, 'upstream'> = {
     status: 'idle',
     fromDate: null,
     toDate: null,
@@ -52,7 +58,7 @@ export class BackfillService implements OnApplicationShutdown {
   ) {}
 
   status(): BackfillStatus {
-    return { ...this.state };
+    return { ...this.state, upstream: this.dart.budgetStatus() };
   }
 
   /** Starts a backfill; refuses while one runs. */
@@ -88,7 +94,10 @@ export class BackfillService implements OnApplicationShutdown {
         let pageNo = 1;
         let totalPages = 1;
         do {
-          const page = await this.dart.listPage({ bgnDe: window.from, endDe: window.to, pageNo, pageCount: 100 });
+          const page = await this.dart.whenBudgetAllows(
+            () => this.dart.listPage({ bgnDe: window.from, endDe: window.to, pageNo, pageCount: 100 }, 'backfill'),
+            () => this.cancelled,
+          );
           if (pageNo === 1) this.state.total += page.totalCount;
           totalPages = page.totalPage;
           for (const filing of page.items) {

@@ -72,7 +72,7 @@ export class DisclosureMonitorService implements OnApplicationBootstrap, OnAppli
     const fresh: DartFiling[] = [];
     for await (const filing of this.dart.listFilings(
       { bgnDe: today, endDe: today },
-      { until: (candidate) => known.has(candidate.rcept_no) },
+      { priority: 'monitor', until: (candidate) => known.has(candidate.rcept_no) },
     )) {
       fresh.push(filing);
     }
@@ -89,6 +89,9 @@ export class DisclosureMonitorService implements OnApplicationBootstrap, OnAppli
         .catch((error: unknown) => {
           if (error instanceof DartError && error.kind === 'configuration') {
             this.logger.error(`disclosure monitor: the disclosure system refuses our key (${error.status}): ${error.message}`);
+          } else if (error instanceof DartError && error.kind === 'budget') {
+            // Refused by the budget before any upstream call: the next poll asks again.
+            this.logger.warn(`disclosure monitor: waiting for the disclosure-system budget: ${error.message}`);
           } else {
             this.logger.warn(`disclosure monitor poll failed: ${String(error)}`);
           }

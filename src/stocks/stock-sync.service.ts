@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
+import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { type CorpCodeEntry, DartError } from '../upstream/dart/dart.types';
 import { StocksService } from './stocks.service';
@@ -21,6 +22,8 @@ export interface StockSyncStatus {
   started_at: string | null;
   finished_at: string | null;
   last_error: string | null;
+  /** The disclosure-system budget; while it is spent the sync waits (still `running`). */
+  upstream: DartBudgetStatus;
 }
 
 /** corpCode.xml rows are written in batches of this size. */
@@ -41,7 +44,7 @@ const LOOKUP_CONCURRENCY = 8;
 @Injectable()
 export class StockSyncService implements OnApplicationShutdown {
   private readonly logger = new Logger(StockSyncService.name);
-  private state: StockSyncStatus = {
+  private state: Omit<StockSyncStatus, 'upstream'> = {
     status: 'idle',
     mode: null,
     total: 0,
@@ -65,7 +68,7 @@ export class StockSyncService implements OnApplicationShutdown {
   ) {}
 
   status(): StockSyncStatus {
-    return { ...this.state };
+    return { ...this.state, upstream: this.dart.budgetStatus() };
   }
 
   /** Starts a sync in the background; refuses while one runs. Resolves when it is started. */
@@ -103,7 +106,7 @@ export class StockSyncService implements OnApplicationShutdown {
   private async synchronise(mode: StockSyncMode): Promise<void> {
     this.logger.log(`stock sync (${mode}) started`);
     try {
-      const stockCoded = await this.refreshRegistry();
+      const stockCoded = await this.dart.whenBudgetAllows(() => this.refreshRegistry(), () => this.cancelled);
       const checked = mode === 'bootstrap' ? new Set<string>() : await this.checkedCorpCodes();
       const candidates = [...stockCoded.values()].filter((entry) => !checked.has(entry.corpCode));
       this.state.total = candidates.length;
@@ -146,7 +149,7 @@ export class StockSyncService implements OnApplicationShutdown {
     };
 
     const seen = new Set<string>();
-    for await (const entry of this.dart.corpCodes()) {
+    for await (const entry of this.dart.corpCodes('stockSync')) {
       if (this.cancelled) throw new Error('stopped by shutdown');
       if (!/^\d{8}$/.test(entry.corpCode) || seen.has(entry.corpCode)) continue;
       seen.add(entry.corpCode);
@@ -182,7 +185,8 @@ export class StockSyncService implements OnApplicationShutdown {
   private async lookUp(entry: CorpCodeEntry, mode: StockSyncMode): Promise<void> {
     let market: string | undefined;
     try {
-      market = (await this.dart.company(entry.corpCode))?.corp_cls;
+      // A spent budget is waited out: skipping would report every remaining company as failed.
+      market = (await this.dart.whenBudgetAllows(() => this.dart.company(entry.corpCode, 'stockSync'), () => this.cancelled))?.corp_cls;
     } catch (error) {
       // A dead key stops the whole job; a company that keeps failing is skipped and reported.
       if (error instanceof DartError && error.kind === 'configuration') throw error;

@@ -157,10 +157,10 @@ describe('collecting filings', () => {
 
     it('answers 500 when the upstream call fails, and stores nothing', async () => {
       const before = await count('SELECT count(*) AS n FROM disclosures');
-      t.sandbox.control.failNext(2, '020');
+      t.sandbox.control.failNext(2, '900');
       const limited = await fetch({ beginDate: busyDay(), endDate: busyDay() }).expect(500);
       expect(limited.body).toMatchObject({ statusCode: 500, code: 'UPSTREAM_FAILED' });
-      expect(limited.body.message).toMatch(/020/);
+      expect(limited.body.message).toMatch(/900/);
 
       t.sandbox.control.setKeyStatus('011');
       try {

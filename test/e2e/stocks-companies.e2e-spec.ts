@@ -153,6 +153,17 @@ describe('stocks and companies', () => {
   describe('GET /api/v1/companies/{corpCode}', () => {
     const companyRequests = () => t.sandbox.control.requests.filter((r) => r.path.endsWith('company.json')).length;
     const DAY_MS = 24 * HOUR_MS;
+    /** In the corp-code list, but unknown to company.json. */
+    const LISTED_BUT_GONE = '88888888';
+
+    beforeAll(async () => {
+      // What the stock sync stores from corpCode.xml: the only codes a public read may look up upstream.
+      const codes = [...t.sandbox.control.companies().map((company) => company.corpCode), LISTED_BUT_GONE];
+      await t.dataSource.query(
+        `INSERT INTO corp_codes (corp_code, corp_name) SELECT code, 'name' FROM unnest($1::text[]) AS code ON CONFLICT DO NOTHING`,
+        [codes],
+      );
+    });
 
     it('reads a company from the disclosure system once, then from the database until it is stale', async () => {
       const listed = t.sandbox.control.companiesIn('Y')[0];
@@ -177,7 +188,7 @@ describe('stocks and companies', () => {
       const [stored, never] = t.sandbox.control.companiesIn('K');
       await get(`/api/v1/companies/${stored.corpCode}`).expect(200);
       t.clock.advance(8 * DAY_MS);
-      t.sandbox.control.setKeyStatus('020');
+      t.sandbox.control.setKeyStatus('900');
       try {
         expect((await get(`/api/v1/companies/${stored.corpCode}`).expect(200)).body.corp_code).toBe(stored.corpCode);
         const res = await get(`/api/v1/companies/${never.corpCode}`).expect(503);
@@ -188,10 +199,18 @@ describe('stocks and companies', () => {
       }
     });
 
-    it('answers 404 for a company the disclosure system does not know and 400 for a malformed code', async () => {
-      expect((await get('/api/v1/companies/99999999').expect(404)).body.code).toBe('NOT_FOUND');
-      await get('/api/v1/companies/1234').expect(400);
-      await get('/api/v1/companies/abcdefgh').expect(400);
+    it('answers 404 for a code outside the corp-code list without asking upstream, and for one upstream does not know', async () => {
+      const before = companyRequests();
+      expect((await get('/api/v1/companies/99999999').expect(404)).body).toMatchObject({ statusCode: 404, code: 'COMPANY_NOT_FOUND' });
+      expect(companyRequests()).toBe(before);
+      expect((await get(`/api/v1/companies/${LISTED_BUT_GONE}`).expect(404)).body.code).toBe('COMPANY_NOT_FOUND');
+      expect(companyRequests()).toBe(before + 1);
+    });
+
+    it.each(['1234', 'abcdefgh', '123456789', '1234567a', '%20%2012345678'])('answers 400 VALIDATION_FAILED for the malformed code %s', async (code) => {
+      const before = companyRequests();
+      expect((await get(`/api/v1/companies/${code}`).expect(400)).body.code).toBe('VALIDATION_FAILED');
+      expect(companyRequests()).toBe(before);
     });
   });
 });

@@ -79,8 +79,8 @@ describe('extractDocumentText on documents fetched from the sandbox', () => {
   beforeAll(async () => {
     sandbox = await startDartSandbox({ seed: 9, companyCount: 300, filingsPerBusinessDay: 12, now: () => new Date('2026-03-10T03:00:00Z') });
     client = new DartClient(
-      { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, requestsPerMinute: 10_000, timeoutMs: 10_000, maxAttempts: 2, retryBaseMs: 1 },
-      { logger: { warn: () => undefined } },
+      { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, requestsPerMinute: 10_000, requestsPerDay: 100_000, timeoutMs: 10_000, maxAttempts: 2, retryBaseMs: 1 },
+      { logger: { warn: () => undefined, error: () => undefined } },
     );
   });
   afterAll(() => sandbox.close());
@@ -95,7 +95,7 @@ describe('extractDocumentText on documents fetched from the sandbox', () => {
   it('turns malformed, EUC-KR and long documents into plain text without markup or cover', async () => {
     for (const kind of ['malformed', 'euc-kr', 'long', 'short']) {
       const rceptNo = filingOf(kind);
-      const { text, entryName, encoding } = extractDocumentText(await client.document(rceptNo), rceptNo);
+      const { text, entryName, encoding } = extractDocumentText(await client.document(rceptNo, 'analysisDocument'), rceptNo);
       expect(entryName).toBe(`${rceptNo}.xml`);
       expect(encoding).toBe(kind === 'euc-kr' ? 'euc-kr' : 'utf-8');
       // No tags, no cover (its signatory line), no metadata, and the body's first title is there.
@@ -110,7 +110,7 @@ describe('extractDocumentText on documents fetched from the sandbox', () => {
 
   it('reads over 100,000 characters from the longest documents', async () => {
     const rceptNo = filingOf('long', (no) => sandbox.control.documentOf(no)!.xml!.length > 250_000);
-    const { text } = extractDocumentText(await client.document(rceptNo), rceptNo);
+    const { text } = extractDocumentText(await client.document(rceptNo, 'analysisDocument'), rceptNo);
     expect(text.length).toBeGreaterThan(100_000);
   });
 });

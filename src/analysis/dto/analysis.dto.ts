@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { QuotaResponse } from '../../quota/dto/quota.dto';
+import { DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
 import { AnalysisResultDto } from '../analyzers/analysis-result.dto';
 
 export class AnalysisMetaResponse {
@@ -57,4 +58,7 @@ export class SchedulerStatusResponse {
 
   @ApiProperty({ type: String, nullable: true })
   lastError: string | null;
+
+  @ApiProperty({ type: DartBudgetStatusView, description: 'The disclosure-system budget; analyses wait while it is spent' })
+  upstream: DartBudgetStatusView;
 }

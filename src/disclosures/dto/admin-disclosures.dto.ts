@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { IsNotBefore, IsYmdDate } from '../../common/validation/date-validators';
 import { DisclosureView } from '../disclosure.view';
+import { DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
 
 export class FetchDisclosuresQuery {
   @ApiProperty({ example: '20261120', description: 'YYYYMMDD' })
@@ -101,4 +102,6 @@ export class BackfillStatusResponse {
   finished_at: string | null;
   @ApiProperty({ nullable: true, type: String })
   last_error: string | null;
+  @ApiProperty({ type: DartBudgetStatusView, description: 'The disclosure-system budget (shared by every job)' })
+  upstream: DartBudgetStatusView;
 }

@@ -20,14 +20,14 @@ describe('a sandbox of the real size (115,000 companies)', () => {
     expect(control.companiesIn('delisted')).toHaveLength(1_100);
 
     const client = new DartClient(
-      { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, requestsPerMinute: 600, timeoutMs: 20_000, maxAttempts: 2, retryBaseMs: 10 },
-      { logger: { warn: () => undefined } },
+      { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, requestsPerMinute: 600, requestsPerDay: 100_000, timeoutMs: 20_000, maxAttempts: 2, retryBaseMs: 10 },
+      { logger: { warn: () => undefined, error: () => undefined } },
     );
     const before = process.memoryUsage().heapUsed;
     let peak = before;
     let entries = 0;
     let withStock = 0;
-    for await (const entry of client.corpCodes()) {
+    for await (const entry of client.corpCodes('stockSync')) {
       entries++;
       if (entry.stockCode !== null) withStock++;
       if (entries % 5_000 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed);

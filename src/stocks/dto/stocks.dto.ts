@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
 
 export class SearchStocksQuery {
   @ApiPropertyOptional({ description: 'Part of a company name (any case) or an exact stock code; empty gives []' })
@@ -47,4 +48,6 @@ export class StockSyncStatusResponse {
   finished_at: string | null;
   @ApiProperty({ nullable: true, type: String })
   last_error: string | null;
+  @ApiProperty({ type: DartBudgetStatusView, description: 'The disclosure-system budget (shared by every job)' })
+  upstream: DartBudgetStatusView;
 }

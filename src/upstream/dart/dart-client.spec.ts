@@ -4,6 +4,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { type DartSandbox, startDartSandbox } from '../../sandbox/dart/dart-sandbox';
+import { DART_PRIORITIES } from './dart-budget';
 import { DartClient, type DartClientConfig, type DartClientOptions } from './dart-client';
 import { type CorpCodeEntry, DartError, type DartFiling } from './dart.types';
 
@@ -12,8 +13,12 @@ const TODAY = new Date('2026-03-10T03:00:00Z'); // Tuesday 12:00 in Korea
 /** Collects the client's warnings, so tests can read them (and check the key never appears). */
 class CapturedLog {
   readonly warnings: string[] = [];
+  readonly errors: string[] = [];
   warn(message: unknown): void {
     this.warnings.push(String(message));
+  }
+  error(message: unknown): void {
+    this.errors.push(String(message));
   }
 }
 
@@ -28,6 +33,7 @@ function clientFor(
       baseUrl: sandbox.baseUrl,
       apiKey: sandbox.apiKey,
       requestsPerMinute: 1000,
+      requestsPerDay: 100_000,
       timeoutMs: 5_000,
       maxAttempts: 4,
       retryBaseMs: 1,
@@ -71,7 +77,7 @@ describe('DartClient against the sandbox', () => {
     it('maps the query to the upstream parameters and the answer to a page', async () => {
       const { client } = clientFor(sandbox);
       const company = published[0].corp_code;
-      const page = await client.listPage({ corpCode: company, bgnDe: '20260101', endDe: '20260310', corpCls: published[0].corp_cls, lastReprtAt: 'N', pageNo: 1, pageCount: 5 });
+      const page = await client.listPage({ corpCode: company, bgnDe: '20260101', endDe: '20260310', corpCls: published[0].corp_cls, lastReprtAt: 'N', pageNo: 1, pageCount: 5 }, 'adminFetch');
 
       expect(sandbox.control.requests[0].query).toEqual({
         crtfc_key: 'list-key',
@@ -95,7 +101,7 @@ describe('DartClient against the sandbox', () => {
 
     it('pages through 250 filings 100 at a time: 3 requests, every row once, newest first', async () => {
       const { client } = clientFor(sandbox);
-      const rows = await collect(client.listFilings({}));
+      const rows = await collect(client.listFilings({}, { priority: 'monitor' }));
 
       expect(rows).toEqual(published);
       expect(new Set(rows.map((row) => row.rcept_no)).size).toBe(250);
@@ -110,13 +116,13 @@ describe('DartClient against the sandbox', () => {
     it('stops at the first filing `until` accepts, without yielding it or fetching further pages', async () => {
       const { client } = clientFor(sandbox);
       const known = published[149].rcept_no;
-      const rows = await collect(client.listFilings({}, { until: (filing) => filing.rcept_no === known }));
+      const rows = await collect(client.listFilings({}, { priority: 'monitor', until: (filing) => filing.rcept_no === known }));
 
       expect(rows).toEqual(published.slice(0, 149));
       expect(sandbox.control.requests).toHaveLength(2);
 
       sandbox.control.clearRequests();
-      const firstPageOnly = await collect(client.listFilings({}, { until: (filing) => filing.rcept_no === published[10].rcept_no }));
+      const firstPageOnly = await collect(client.listFilings({}, { priority: 'monitor', until: (filing) => filing.rcept_no === published[10].rcept_no }));
       expect(firstPageOnly).toHaveLength(10);
       expect(sandbox.control.requests).toHaveLength(1);
     });
@@ -125,7 +131,7 @@ describe('DartClient against the sandbox', () => {
       const { client } = clientFor(sandbox);
       const seen: DartFiling[] = [];
       let fresh: DartFiling | undefined;
-      for await (const filing of client.listFilings({})) {
+      for await (const filing of client.listFilings({}, { priority: 'monitor' })) {
         seen.push(filing);
         // Published while the consumer is on page 1: every older row moves one place down.
         if (seen.length === 1) fresh = sandbox.control.publishFiling();
@@ -137,26 +143,26 @@ describe('DartClient against the sandbox', () => {
 
     it('treats 013 (no data) as an empty page and an empty listing', async () => {
       const { client } = clientFor(sandbox);
-      await expect(client.listPage({ bgnDe: '20260201', endDe: '20260228', pageNo: 2, pageCount: 50 })).resolves.toEqual({
+      await expect(client.listPage({ bgnDe: '20260201', endDe: '20260228', pageNo: 2, pageCount: 50 }, 'adminFetch')).resolves.toEqual({
         pageNo: 2,
         pageCount: 50,
         totalCount: 0,
         totalPage: 0,
         items: [],
       });
-      expect(await collect(client.listFilings({ bgnDe: '20260201', endDe: '20260228' }))).toEqual([]);
+      expect(await collect(client.listFilings({ bgnDe: '20260201', endDe: '20260228' }, { priority: 'monitor' }))).toEqual([]);
       expect(sandbox.control.requests).toHaveLength(2);
     });
 
     it('turns the 3-month rule (status 100) into a request error without retrying', async () => {
       const { client } = clientFor(sandbox);
-      const error = await failureOf(client.listPage({ bgnDe: '20251101', endDe: '20260310' }));
+      const error = await failureOf(client.listPage({ bgnDe: '20251101', endDe: '20260310' }, 'adminFetch'));
       expect(error.kind).toBe('request');
       expect(error.status).toBe('100');
       expect(sandbox.control.requests).toHaveLength(1);
 
       // With a company any range is allowed.
-      const page = await client.listPage({ corpCode: published[0].corp_code, bgnDe: '20250101', endDe: '20260310' });
+      const page = await client.listPage({ corpCode: published[0].corp_code, bgnDe: '20250101', endDe: '20260310' }, 'adminFetch');
       expect(page.totalCount).toBeGreaterThan(0);
     });
   });
@@ -172,44 +178,78 @@ describe('DartClient against the sandbox', () => {
       sandbox.control.setKeyStatus(null);
     });
 
-    it('retries 020 with backoff and succeeds, warning with status and attempt but never the key', async () => {
-      sandbox.control.failNext(2, '020');
+    it('retries 900 with backoff and succeeds, warning with status and attempt but never the key', async () => {
+      sandbox.control.failNext(2, '900');
       const { client, log } = clientFor(sandbox, { retryBaseMs: 20 });
       const started = Date.now();
-      const page = await client.listPage({});
+      const page = await client.listPage({}, 'adminFetch');
 
       expect(page.items.length).toBeGreaterThan(0);
       expect(sandbox.control.requests).toHaveLength(3);
       // 20 ms then 40 ms, each with at most 20 % jitter.
       expect(Date.now() - started).toBeGreaterThanOrEqual(60);
       expect(log.warnings).toHaveLength(2);
-      expect(log.warnings[0]).toContain('020');
+      expect(log.warnings[0]).toContain('900');
       expect(log.warnings[0]).toContain('attempt 1 of 4');
       expect(log.warnings[1]).toContain('attempt 2 of 4');
       expect(log.warnings.join('\n')).not.toContain(sandbox.apiKey);
     });
 
-    it('retries 800 and 900 too', async () => {
-      sandbox.control.failNext(1, '800');
-      sandbox.control.failNext(1, '900');
+    it('retries 800 too', async () => {
+      sandbox.control.failNext(2, '800');
       const { client } = clientFor(sandbox);
-      await expect(client.listPage({})).resolves.toMatchObject({ pageNo: 1 });
+      await expect(client.listPage({}, 'adminFetch')).resolves.toMatchObject({ pageNo: 1 });
       expect(sandbox.control.requests).toHaveLength(3);
     });
 
-    it('gives up on a lasting 020 after maxAttempts attempts with a transient error', async () => {
-      sandbox.control.setKeyStatus('020');
+    it('gives up on a lasting 900 after maxAttempts attempts with a transient error', async () => {
+      sandbox.control.setKeyStatus('900');
       const { client } = clientFor(sandbox, { maxAttempts: 3 });
-      const error = await failureOf(client.listPage({}));
-      expect(error).toMatchObject({ kind: 'transient', status: '020' });
+      const error = await failureOf(client.listPage({}, 'adminFetch'));
+      expect(error).toMatchObject({ kind: 'transient', status: '900' });
       expect(error.message).toContain('3 attempts');
       expect(sandbox.control.requests).toHaveLength(3);
+    });
+
+    it('stops at once on 020 (the allowance is spent) and calls nobody again until the next KST day', async () => {
+      let wall = TODAY; // 12:00 KST
+      const { client, log } = clientFor(sandbox, {}, { wallClock: () => wall });
+      sandbox.control.setKeyStatus('020');
+      const error = await failureOf(client.listPage({}, 'adminFetch'));
+      // Never retried: asking again would only hammer a spent key.
+      expect(error).toMatchObject({ kind: 'budget', status: '020', retryAfterMs: 12 * 3_600_000 });
+      expect(sandbox.control.requests).toHaveLength(1);
+      expect(log.errors.join('\n')).toContain('2026-03-10T15:00:00.000Z');
+      expect(log.errors.join('\n')).not.toContain(sandbox.apiKey);
+
+      // The upstream is fine again, but our budget stays closed for the rest of the KST day.
+      sandbox.control.setKeyStatus(null);
+      for (const priority of DART_PRIORITIES) {
+        expect(await failureOf(client.company('00100001', priority))).toMatchObject({ kind: 'budget', status: 'DAILY_LIMIT' });
+      }
+      expect(sandbox.control.requests).toHaveLength(1);
+      expect(client.budgetStatus()).toMatchObject({ usedToday: 1, exhaustedUntil: '2026-03-10T15:00:00.000Z' });
+
+      wall = new Date('2026-03-10T15:00:00Z'); // midnight in Korea
+      await expect(client.listPage({}, 'adminFetch')).resolves.toMatchObject({ pageNo: 1 });
+      expect(client.budgetStatus()).toMatchObject({ usedToday: 1, exhaustedUntil: null });
+    });
+
+    it('counts every request, retries included, against DART_REQUESTS_PER_DAY, and refuses the next without calling', async () => {
+      const { client } = clientFor(sandbox, { requestsPerDay: 3 }, { wallClock: () => TODAY });
+      sandbox.control.failNext(1, '900');
+      await client.listPage({}, 'adminFetch'); // two requests
+      await client.listPage({}, 'monitor');
+      const refused = await failureOf(client.listPage({}, 'monitor'));
+      expect(refused).toMatchObject({ kind: 'budget', status: 'DAILY_LIMIT', retryAfterMs: 12 * 3_600_000 });
+      expect(sandbox.control.requests).toHaveLength(3);
+      expect(client.budgetStatus()).toMatchObject({ dailyLimit: 3, usedToday: 3, exhaustedUntil: '2026-03-10T15:00:00.000Z' });
     });
 
     it('stops at once on a suspended key (011): configuration error, exactly one request', async () => {
       sandbox.control.setKeyStatus('011');
       const { client, log } = clientFor(sandbox);
-      const error = await failureOf(client.listPage({}));
+      const error = await failureOf(client.listPage({}, 'adminFetch'));
       expect(error).toMatchObject({ kind: 'configuration', status: '011' });
       expect(sandbox.control.requests).toHaveLength(1);
       expect(log.warnings).toEqual([]);
@@ -217,7 +257,7 @@ describe('DartClient against the sandbox', () => {
 
     it('reports an unknown key (010) as a configuration error without the key in the message', async () => {
       const { client } = clientFor(sandbox, { apiKey: 'not-the-key-0123456789' });
-      const error = await failureOf(client.company('00100001'));
+      const error = await failureOf(client.company('00100001', 'companyRead'));
       expect(error).toMatchObject({ kind: 'configuration', status: '010' });
       expect(error.message).not.toContain('not-the-key-0123456789');
       expect(sandbox.control.requests).toHaveLength(1);
@@ -225,38 +265,38 @@ describe('DartClient against the sandbox', () => {
 
     it('refuses to call without a key', async () => {
       const { client } = clientFor(sandbox, { apiKey: undefined });
-      expect(await failureOf(client.listPage({}))).toMatchObject({ kind: 'configuration', status: 'NO_KEY' });
+      expect(await failureOf(client.listPage({}, 'adminFetch'))).toMatchObject({ kind: 'configuration', status: 'NO_KEY' });
       expect(sandbox.control.requests).toHaveLength(0);
     });
 
     it('retries an HTTP 500 and gives up on a lasting one as transient', async () => {
       sandbox.control.failNext(1, 'http500');
       const { client } = clientFor(sandbox, { maxAttempts: 2 });
-      await expect(client.listPage({})).resolves.toMatchObject({ pageNo: 1 });
+      await expect(client.listPage({}, 'adminFetch')).resolves.toMatchObject({ pageNo: 1 });
       expect(sandbox.control.requests).toHaveLength(2);
 
       sandbox.control.failNext(2, 'http500');
-      expect(await failureOf(client.listPage({}))).toMatchObject({ kind: 'transient', status: 'HTTP 500' });
+      expect(await failureOf(client.listPage({}, 'adminFetch'))).toMatchObject({ kind: 'transient', status: 'HTTP 500' });
     });
 
     it('times out a call that never answers and retries it', async () => {
       sandbox.control.failNext(1, 'hang');
       const { client, log } = clientFor(sandbox, { timeoutMs: 200 });
       const started = Date.now();
-      await expect(client.listPage({})).resolves.toMatchObject({ pageNo: 1 });
+      await expect(client.listPage({}, 'adminFetch')).resolves.toMatchObject({ pageNo: 1 });
       expect(Date.now() - started).toBeGreaterThanOrEqual(190);
       expect(sandbox.control.requests).toHaveLength(2);
       expect(log.warnings[0]).toContain('TIMEOUT');
 
       sandbox.control.failNext(2, 'hang');
       const { client: impatient } = clientFor(sandbox, { timeoutMs: 200, maxAttempts: 2 });
-      expect(await failureOf(impatient.listPage({}))).toMatchObject({ kind: 'transient', status: 'TIMEOUT' });
+      expect(await failureOf(impatient.listPage({}, 'adminFetch'))).toMatchObject({ kind: 'transient', status: 'TIMEOUT' });
     });
 
     it('retries network failures and reports them as transient, without the key', async () => {
       const port = await closedPort();
       const { client, log } = clientFor(sandbox, { baseUrl: `http://127.0.0.1:${port}/api`, maxAttempts: 2 });
-      const error = await failureOf(client.listPage({}));
+      const error = await failureOf(client.listPage({}, 'adminFetch'));
       expect(error).toMatchObject({ kind: 'transient', status: 'NETWORK' });
       expect(error.message).not.toContain(sandbox.apiKey);
       expect(log.warnings).toHaveLength(1);
@@ -266,11 +306,11 @@ describe('DartClient against the sandbox', () => {
       const { client } = clientFor(sandbox);
       for (const status of ['021', '101', '014']) {
         sandbox.control.setKeyStatus(status);
-        expect(await failureOf(client.listPage({}))).toMatchObject({ kind: 'request', status });
+        expect(await failureOf(client.listPage({}, 'adminFetch'))).toMatchObject({ kind: 'request', status });
       }
       expect(sandbox.control.requests).toHaveLength(3);
       sandbox.control.setKeyStatus(null);
-      expect(await failureOf(client.listPage({ pageCount: 101 }))).toMatchObject({ kind: 'request', status: '100' });
+      expect(await failureOf(client.listPage({ pageCount: 101 }, 'adminFetch'))).toMatchObject({ kind: 'request', status: '100' });
     });
 
     it('counts retries against the per-minute budget and waits instead of failing when it is spent', async () => {
@@ -287,10 +327,10 @@ describe('DartClient against the sandbox', () => {
       };
       const { client } = clientFor(sandbox, { requestsPerMinute: 2, retryBaseMs: 10 }, { ...time, random: () => 0 });
 
-      sandbox.control.failNext(1, '020');
-      await client.listPage({}); // two requests: the budget of this minute is spent
+      sandbox.control.failNext(1, '900');
+      await client.listPage({}, 'adminFetch'); // two requests: the budget of this minute is spent
       expect(sleeps).toEqual([10]);
-      await client.company(sandbox.control.companiesIn('Y')[0].corpCode);
+      await client.company(sandbox.control.companiesIn('Y')[0].corpCode, 'stockSync');
 
       // The third request had to wait until the first one left the 60-second window.
       expect(sandbox.control.requests).toHaveLength(3);
@@ -322,7 +362,7 @@ describe('DartClient against the sandbox', () => {
       let peak = before;
       const entries = new Map<string, CorpCodeEntry>();
       let count = 0;
-      for await (const entry of client.corpCodes()) {
+      for await (const entry of client.corpCodes('stockSync')) {
         count++;
         entries.set(entry.corpCode, entry);
         if (count % 1_000 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed);
@@ -355,7 +395,7 @@ describe('DartClient against the sandbox', () => {
     it('removes its temp file when the reader stops early', async () => {
       const { client } = clientFor(sandbox, {}, { tempDir: tempRoot });
       let read = 0;
-      for await (const _entry of client.corpCodes()) {
+      for await (const _entry of client.corpCodes('stockSync')) {
         if (++read === 10) break;
       }
       expect(read).toBe(10);
@@ -365,19 +405,19 @@ describe('DartClient against the sandbox', () => {
     it('reads the XML error body of a suspended key as a configuration error, with one request and no temp file left', async () => {
       sandbox.control.setKeyStatus('011');
       const { client } = clientFor(sandbox, {}, { tempDir: tempRoot });
-      const error = await failureOf(collect(client.corpCodes()));
+      const error = await failureOf(collect(client.corpCodes('stockSync')));
       expect(error).toMatchObject({ kind: 'configuration', status: '011' });
       expect(error.message).toContain('사용할 수 없는 키');
       expect(sandbox.control.requests).toHaveLength(1);
       expect(await readdir(tempRoot)).toEqual([]);
     });
 
-    it('retries an XML 020 body and a hanging download', async () => {
-      sandbox.control.failNext(1, '020');
+    it('retries an XML 900 body and a hanging download', async () => {
+      sandbox.control.failNext(1, '900');
       sandbox.control.failNext(1, 'hang');
       const { client } = clientFor(sandbox, { timeoutMs: 1_000 }, { tempDir: tempRoot });
       let count = 0;
-      for await (const _entry of client.corpCodes()) count++;
+      for await (const _entry of client.corpCodes('stockSync')) count++;
       expect(count).toBe(20_000);
       expect(sandbox.control.requests).toHaveLength(3);
     });
@@ -393,7 +433,7 @@ describe('DartClient against the sandbox', () => {
     it('returns a listed company with its board and stock code', async () => {
       const { client } = clientFor(sandbox);
       const listed = sandbox.control.companiesIn('K')[0];
-      const company = await client.company(listed.corpCode);
+      const company = await client.company(listed.corpCode, 'companyRead');
       expect(company).toMatchObject({ corp_code: listed.corpCode, corp_name: listed.corpName, corp_cls: 'K', stock_code: listed.stockCode });
       expect(Object.keys(company!).sort()).toEqual(
         [
@@ -406,12 +446,12 @@ describe('DartClient against the sandbox', () => {
     it('returns a delisted company as class E with its old stock code', async () => {
       const { client } = clientFor(sandbox);
       const delisted = sandbox.control.companiesIn('delisted')[0];
-      await expect(client.company(delisted.corpCode)).resolves.toMatchObject({ corp_cls: 'E', stock_code: delisted.stockCode });
+      await expect(client.company(delisted.corpCode, 'companyRead')).resolves.toMatchObject({ corp_cls: 'E', stock_code: delisted.stockCode });
     });
 
     it('returns null for a company OpenDART does not know (013)', async () => {
       const { client } = clientFor(sandbox);
-      await expect(client.company('99999999')).resolves.toBeNull();
+      await expect(client.company('99999999', 'companyRead')).resolves.toBeNull();
     });
   });
 });
@@ -435,7 +475,7 @@ describe('DartClient.document against the sandbox', () => {
 
   it('returns the ZIP as served, with one request carrying the key and the receipt number', async () => {
     const { client } = clientFor(sandbox);
-    const zip = await client.document(served);
+    const zip = await client.document(served, 'analysisDocument');
 
     expect(zip.subarray(0, 2).toString('latin1')).toBe('PK');
     expect(zip.equals((await sandbox.control.documentZip(served))!)).toBe(true);
@@ -444,7 +484,7 @@ describe('DartClient.document against the sandbox', () => {
 
   it('throws a `missing` error on 014 after exactly one request, without retrying or warning', async () => {
     const { client, log } = clientFor(sandbox);
-    const error = await failureOf(client.document(missing));
+    const error = await failureOf(client.document(missing, 'analysisDocument'));
     expect(error).toMatchObject({ kind: 'missing', status: '014' });
     expect(error.message).toContain(missing);
     expect(sandbox.control.requests).toHaveLength(1);
@@ -453,48 +493,51 @@ describe('DartClient.document against the sandbox', () => {
     // A document a test removed answers the same.
     const removed = sandbox.control.filings()[0].rcept_no;
     sandbox.control.setDocument(removed, null);
-    expect(await failureOf(client.document(removed))).toMatchObject({ kind: 'missing', status: '014' });
+    expect(await failureOf(client.document(removed, 'analysisDocument'))).toMatchObject({ kind: 'missing', status: '014' });
     expect(sandbox.control.requests).toHaveLength(2);
   });
 
-  it('retries 020 and a hanging download under the same rules as the other calls', async () => {
-    sandbox.control.failNext(2, '020', 'document.xml');
+  it('retries 900 and a hanging download under the same rules as the other calls; an XML 020 closes the budget', async () => {
+    sandbox.control.failNext(2, '900', 'document.xml');
     const { client, log } = clientFor(sandbox);
-    await expect(client.document(served)).resolves.toBeInstanceOf(Buffer);
+    await expect(client.document(served, 'analysisDocument')).resolves.toBeInstanceOf(Buffer);
     expect(sandbox.control.requests).toHaveLength(3);
     expect(log.warnings).toHaveLength(2);
-    expect(log.warnings[0]).toContain('document.xml: 020 on attempt 1 of 4');
+    expect(log.warnings[0]).toContain('document.xml: 900 on attempt 1 of 4');
 
     sandbox.control.clearRequests();
     sandbox.control.failNext(1, 'hang', 'document.xml');
     const { client: impatient } = clientFor(sandbox, { timeoutMs: 200 });
-    await expect(impatient.document(served)).resolves.toBeInstanceOf(Buffer);
+    await expect(impatient.document(served, 'analysisDocument')).resolves.toBeInstanceOf(Buffer);
     expect(sandbox.control.requests).toHaveLength(2);
 
+    sandbox.control.clearRequests();
     sandbox.control.setKeyStatus('020');
-    expect(await failureOf(clientFor(sandbox, { maxAttempts: 2 }).client.document(served))).toMatchObject({ kind: 'transient', status: '020' });
+    expect(await failureOf(clientFor(sandbox).client.document(served, 'analysisDocument'))).toMatchObject({ kind: 'budget', status: '020' });
+    expect(sandbox.control.requests).toHaveLength(1);
+    sandbox.control.setKeyStatus(null);
   });
 
   it('reads the other statuses of the XML body as the other calls do', async () => {
     const { client } = clientFor(sandbox);
     sandbox.control.setKeyStatus('011');
-    expect(await failureOf(client.document(served))).toMatchObject({ kind: 'configuration', status: '011' });
+    expect(await failureOf(client.document(served, 'analysisDocument'))).toMatchObject({ kind: 'configuration', status: '011' });
     sandbox.control.setKeyStatus(null);
     // The sandbox checks the receipt number as the upstream does (status 100).
-    expect(await failureOf(client.document('2026'))).toMatchObject({ kind: 'request', status: '100' });
+    expect(await failureOf(client.document('2026', 'analysisDocument'))).toMatchObject({ kind: 'request', status: '100' });
     expect(sandbox.control.requests).toHaveLength(2);
   });
 
   it('refuses an answer larger than maxDocumentBytes without retrying', async () => {
     const size = (await sandbox.control.documentZip(served))!.length;
     const { client } = clientFor(sandbox, {}, { maxDocumentBytes: size - 1 });
-    const error = await failureOf(client.document(served));
+    const error = await failureOf(client.document(served, 'analysisDocument'));
     expect(error).toMatchObject({ kind: 'request', status: 'TOO_LARGE' });
     expect(error.message).toContain(String(size - 1));
     expect(sandbox.control.requests).toHaveLength(1);
 
     const { client: roomy } = clientFor(sandbox, {}, { maxDocumentBytes: size });
-    await expect(roomy.document(served)).resolves.toHaveLength(size);
+    await expect(roomy.document(served, 'analysisDocument')).resolves.toHaveLength(size);
   });
 
   it('bounds a body sent without Content-Length as it arrives, and rejects a body that is neither ZIP nor status', async () => {
@@ -526,15 +569,15 @@ describe('DartClient.document against the sandbox', () => {
     try {
       const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
       const { client } = clientFor(sandbox, { baseUrl }, { maxDocumentBytes: 8 * 1024 });
-      expect(await failureOf(client.document(served))).toMatchObject({ kind: 'request', status: 'TOO_LARGE' });
+      expect(await failureOf(client.document(served, 'analysisDocument'))).toMatchObject({ kind: 'request', status: 'TOO_LARGE' });
 
       const { client: roomy } = clientFor(sandbox, { baseUrl }, { maxDocumentBytes: 128 * 1024 });
-      expect((await roomy.document(served)).length).toBe(2 + 64 * 1024);
+      expect((await roomy.document(served, 'analysisDocument')).length).toBe(2 + 64 * 1024);
       // The refused download was abandoned early, not read to its end.
       expect(completed).toEqual([false, true]);
 
       body = 'garbage';
-      expect(await failureOf(roomy.document(served))).toMatchObject({ kind: 'request', status: 'UNPARSABLE' });
+      expect(await failureOf(roomy.document(served, 'analysisDocument'))).toMatchObject({ kind: 'request', status: 'UNPARSABLE' });
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

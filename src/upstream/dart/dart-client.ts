@@ -16,11 +16,12 @@ import {
   type DartListPage,
   type DartListQuery,
 } from './dart.types';
-import { RequestBudget, systemTime } from './request-budget';
+import { type DartBudget, type DartBudgetStatus, type DartPriority, LocalDartBudget } from './dart-budget';
+import { systemTime } from './request-budget';
 
 export type DartClientConfig = Pick<
   AppConfig['dart'],
-  'baseUrl' | 'apiKey' | 'requestsPerMinute' | 'timeoutMs' | 'maxAttempts' | 'retryBaseMs'
+  'baseUrl' | 'apiKey' | 'requestsPerMinute' | 'requestsPerDay' | 'timeoutMs' | 'maxAttempts' | 'retryBaseMs'
 >;
 
 export interface DartClientOptions {
@@ -28,9 +29,13 @@ export interface DartClientOptions {
   now?: () => number;
   /** Waits for the budget and between retries. */
   sleep?: (ms: number) => Promise<void>;
+  /** Wall time for the daily budget (KST days); the injectable Clock in the app. */
+  wallClock?: () => Date;
+  /** Replaces the budget built from the configuration (e.g. one shared by every instance). */
+  budget?: DartBudget;
   /** Source of the retry jitter, in [0, 1). */
   random?: () => number;
-  logger?: Pick<LoggerService, 'warn'>;
+  logger?: Pick<LoggerService, 'warn' | 'error'>;
   /** Where corpCode.xml is downloaded to before it is read; the OS temp directory by default. */
   tempDir?: string;
   /** The largest document.xml answer accepted, in bytes; DOCUMENT_LIMIT_BYTES by default. */
@@ -38,6 +43,7 @@ export interface DartClientOptions {
 }
 
 export interface ListFilingsOptions {
+  priority: DartPriority;
   /** Stops before the first filing for which this is true, without fetching further pages. */
   until?: (filing: DartFiling) => boolean;
 }
@@ -46,7 +52,11 @@ const NO_DATA = '013';
 /** document.xml's "file does not exist": the filing has no document to give. */
 const NO_FILE = '014';
 const CONFIGURATION_STATUSES = new Set(['010', '011', '012', '901']);
-const RETRYABLE_STATUSES = new Set(['020', '800', '900']);
+/** The key's allowance is spent: asking again today only makes it worse. */
+const LIMIT_SPENT = '020';
+const RETRYABLE_STATUSES = new Set(['800', '900']);
+/** How often a caller waiting for the budget looks again (the wall clock may be moved meanwhile). */
+const BUDGET_RECHECK_MS = 1_000;
 /** `listFilings` asks for the largest page OpenDART serves. */
 const FULL_PAGE = 100;
 /** An error body of corpCode.xml is a few hundred bytes; anything much larger that is not a ZIP is garbage. */
@@ -81,17 +91,19 @@ const COMPANY_FIELDS = [
 type JsonBody = Record<string, unknown>;
 
 /**
- * The OpenDART endpoints the service uses. Every request waits for the shared
- * per-minute budget, has a timeout, and is retried with exponential backoff when
- * the failure is temporary (020, 800, 900, HTTP 5xx, network, timeout). The API
- * key travels only in request URLs: never in logs or error messages.
+ * The OpenDART endpoints the service uses. Every call states its priority and every
+ * request waits for the shared budget (per minute and per KST day), has a timeout,
+ * and is retried with exponential backoff when the failure is temporary (800, 900,
+ * HTTP 5xx, network, timeout). 020 closes the budget until the next KST day instead.
+ * The API key travels only in request URLs: never in logs or error messages.
  */
 @Injectable()
 export class DartClient {
-  private readonly budget: RequestBudget;
+  private readonly budget: DartBudget;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
-  private readonly logger: Pick<LoggerService, 'warn'>;
+  private readonly logger: Pick<LoggerService, 'warn' | 'error'>;
+  private readonly wallClock: () => Date;
   private readonly baseUrl: string;
 
   constructor(
@@ -99,15 +111,44 @@ export class DartClient {
     private readonly options: DartClientOptions = {},
   ) {
     this.sleep = options.sleep ?? systemTime.sleep;
-    this.budget = new RequestBudget(config.requestsPerMinute, { now: options.now ?? systemTime.now, sleep: this.sleep });
+    this.wallClock = options.wallClock ?? (() => new Date());
+    this.budget =
+      options.budget ??
+      new LocalDartBudget(
+        { requestsPerMinute: config.requestsPerMinute, requestsPerDay: config.requestsPerDay },
+        this.wallClock,
+        { now: options.now ?? systemTime.now, sleep: this.sleep },
+      );
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? new Logger(DartClient.name);
     this.baseUrl = config.baseUrl.replace(/\/+$/, '');
   }
 
+  /** The budget as the admin statuses show it. */
+  budgetStatus(): DartBudgetStatus {
+    return this.budget.status();
+  }
+
+  /**
+   * Runs `call` until it is not refused by the budget: a background job that meets a
+   * spent day (or a full line) waits, rather than failing its work. Other errors, and
+   * a refusal once `isStopped()`, are thrown.
+   */
+  async whenBudgetAllows<T>(call: () => Promise<T>, isStopped: () => boolean): Promise<T> {
+    for (;;) {
+      try {
+        return await call();
+      } catch (error) {
+        if (!(error instanceof DartError) || error.kind !== 'budget' || isStopped()) throw error;
+        // Short naps: a refused call costs nothing upstream, and a moved clock or a shutdown is seen soon.
+        await this.sleep(Math.min(Math.max(error.retryAfterMs ?? 0, 1), BUDGET_RECHECK_MS));
+      }
+    }
+  }
+
   /** One page of `list.json`; 013 (no data) is an empty page. */
-  async listPage(query: DartListQuery): Promise<DartListPage> {
-    const { status, body } = await this.callJson('list.json', {
+  async listPage(query: DartListQuery, priority: DartPriority): Promise<DartListPage> {
+    const { status, body } = await this.callJson('list.json', priority, {
       corp_code: query.corpCode,
       bgn_de: query.bgnDe,
       end_de: query.endDe,
@@ -138,11 +179,11 @@ export class DartClient {
    * A filing published while we page pushes older rows one place down, so the last
    * row of a page can come back on the next one; such repeats are skipped.
    */
-  async *listFilings(query: DartListQuery, options: ListFilingsOptions = {}): AsyncGenerator<DartFiling> {
+  async *listFilings(query: DartListQuery, options: ListFilingsOptions): AsyncGenerator<DartFiling> {
     const seen = new Set<string>();
     let totalPage = 1;
     for (let pageNo = 1; pageNo <= totalPage; pageNo++) {
-      const page = await this.listPage({ ...query, pageNo, pageCount: FULL_PAGE });
+      const page = await this.listPage({ ...query, pageNo, pageCount: FULL_PAGE }, options.priority);
       totalPage = page.totalPage;
       for (const filing of page.items) {
         if (seen.has(filing.rcept_no)) continue;
@@ -158,11 +199,11 @@ export class DartClient {
    * goes to a temporary file, removed afterwards however the reading ends, and is
    * inflated and parsed as a stream.
    */
-  async *corpCodes(): AsyncGenerator<CorpCodeEntry> {
+  async *corpCodes(priority: DartPriority): AsyncGenerator<CorpCodeEntry> {
     const dir = await mkdtemp(path.join(this.options.tempDir ?? tmpdir(), 'dart-corp-codes-'));
     try {
       const zipPath = path.join(dir, 'corpCode.zip');
-      await this.call('corpCode.xml', {}, (response) => this.saveZip(response, zipPath));
+      await this.call('corpCode.xml', priority, {}, (response) => this.saveZip(response, zipPath));
       try {
         yield* readCorpCodeZip(zipPath);
       } catch (error) {
@@ -174,8 +215,8 @@ export class DartClient {
   }
 
   /** `company.json`; null when OpenDART knows no such company (013). */
-  async company(corpCode: string): Promise<DartCompany | null> {
-    const { status, body } = await this.callJson('company.json', { corp_code: corpCode });
+  async company(corpCode: string, priority: DartPriority): Promise<DartCompany | null> {
+    const { status, body } = await this.callJson('company.json', priority, { corp_code: corpCode });
     if (status === NO_DATA) return null;
     return pickStrings(body, COMPANY_FIELDS) as DartCompany;
   }
@@ -186,8 +227,8 @@ export class DartClient {
    * `maxDocumentBytes` (a `request` error 'TOO_LARGE' above it, not retried: the file will not shrink).
    * 014 is a `missing` error, thrown at once: the filing has no document, asking again will not help.
    */
-  async document(rceptNo: string): Promise<Buffer> {
-    return this.call('document.xml', { rcept_no: rceptNo }, async (response) => {
+  async document(rceptNo: string, priority: DartPriority): Promise<Buffer> {
+    return this.call('document.xml', priority, { rcept_no: rceptNo }, async (response) => {
       const body = await this.readBounded(response, 'document.xml', this.options.maxDocumentBytes ?? DOCUMENT_LIMIT_BYTES);
       if (isZip(body)) return body;
       const result = body.length <= ERROR_BODY_LIMIT ? parseResultXml(body.toString('utf8')) : null;
@@ -200,8 +241,12 @@ export class DartClient {
   }
 
   /** A JSON endpoint whose body answered 000 or 013; every other status is thrown. */
-  private callJson(endpoint: string, params: Record<string, string | undefined>): Promise<{ status: string; body: JsonBody }> {
-    return this.call(endpoint, params, async (response) => {
+  private callJson(
+    endpoint: string,
+    priority: DartPriority,
+    params: Record<string, string | undefined>,
+  ): Promise<{ status: string; body: JsonBody }> {
+    return this.call(endpoint, priority, params, async (response) => {
       const text = await response.text();
       let body: unknown;
       try {
@@ -222,7 +267,12 @@ export class DartClient {
    * One logical call: waits for the budget before every attempt and retries
    * transient failures up to `maxAttempts` attempts in total.
    */
-  private async call<T>(endpoint: string, params: Record<string, string | undefined>, read: (response: Response) => Promise<T>): Promise<T> {
+  private async call<T>(
+    endpoint: string,
+    priority: DartPriority,
+    params: Record<string, string | undefined>,
+    read: (response: Response) => Promise<T>,
+  ): Promise<T> {
     const apiKey = this.config.apiKey;
     if (!apiKey) throw new DartError('configuration', 'NO_KEY', 'DART_API_KEY is not set');
     const url = new URL(`${this.baseUrl}/${endpoint}`);
@@ -232,7 +282,7 @@ export class DartClient {
     }
 
     for (let attempt = 1; ; attempt++) {
-      await this.budget.acquire();
+      await this.budget.acquire(priority);
       try {
         return await this.attempt(endpoint, url, read);
       } catch (error) {
@@ -311,6 +361,13 @@ export class DartClient {
   private errorFor(endpoint: string, status: string, message: string): DartError {
     const text = this.redact(`${endpoint} answered ${status}${message ? `: ${message}` : ''}`);
     if (CONFIGURATION_STATUSES.has(status)) return new DartError('configuration', status, text);
+    if (status === LIMIT_SPENT) {
+      this.budget.reportLimitReached();
+      const { exhaustedUntil } = this.budget.status();
+      this.logger.error(`${text}: the key's daily allowance is spent; no calls until ${exhaustedUntil}`);
+      const retryAfterMs = exhaustedUntil === null ? BUDGET_RECHECK_MS : Date.parse(exhaustedUntil) - this.wallClock().getTime();
+      return new DartError('budget', status, text, retryAfterMs);
+    }
     if (RETRYABLE_STATUSES.has(status)) return new DartError('transient', status, text);
     return new DartError('request', status, text);
   }

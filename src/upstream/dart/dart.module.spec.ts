@@ -1,5 +1,7 @@
 import { Test } from '@nestjs/testing';
 import { type DartSandbox, startDartSandbox } from '../../sandbox/dart/dart-sandbox';
+import { Clock } from '../../common/clock';
+import { CommonModule } from '../../common/common.module';
 import { loadConfig } from '../../config/app-config';
 import { ConfigModule } from '../../config/config.module';
 import { DartClient } from './dart-client';
@@ -12,16 +14,20 @@ describe('DartModule', () => {
   });
   afterAll(() => sandbox.close());
 
-  it('provides one DartClient built from the dart section of the configuration', async () => {
-    const config = loadConfig({ DART_API_BASE_URL: sandbox.baseUrl, DART_API_KEY: sandbox.apiKey });
-    const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(config), DartModule] }).compile();
+  it('provides one DartClient built from the dart section of the configuration, counting days on the injected clock', async () => {
+    const config = loadConfig({ DART_API_BASE_URL: sandbox.baseUrl, DART_API_KEY: sandbox.apiKey, DART_REQUESTS_PER_DAY: '7' });
+    const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(config), CommonModule, DartModule] })
+      .overrideProvider(Clock)
+      .useValue({ now: () => new Date('2026-03-10T14:59:59Z') })
+      .compile();
     try {
       const client = moduleRef.get(DartClient);
       expect(moduleRef.get(DartClient)).toBe(client);
 
       const listed = sandbox.control.companiesIn('Y')[0];
-      await expect(client.company(listed.corpCode)).resolves.toMatchObject({ corp_code: listed.corpCode, corp_cls: 'Y' });
+      await expect(client.company(listed.corpCode, 'companyRead')).resolves.toMatchObject({ corp_code: listed.corpCode, corp_cls: 'Y' });
       expect(sandbox.control.requests.at(-1)?.query.crtfc_key).toBe(sandbox.apiKey);
+      expect(client.budgetStatus()).toMatchObject({ dailyLimit: 7, usedToday: 1, exhaustedUntil: null });
     } finally {
       await moduleRef.close();
     }

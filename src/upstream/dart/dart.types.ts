@@ -78,15 +78,19 @@ export interface DartCompany {
  * - `transient` (020, 800, 900, network, timeout, HTTP 5xx) after the bounded retries ran out.
  * - `request` (021, 100, 101, anything unexpected): a bug in our call.
  * - `missing` (014 from document.xml): the filing has no document file; asking again will not help.
+ * - `budget` (020, or our own request budget refused: 'BUSY', 'DAILY_LIMIT'): nothing is wrong with the
+ *   call; wait `retryAfterMs` and ask again. It never counts as a failed attempt.
  */
-export type DartErrorKind = 'configuration' | 'transient' | 'request' | 'missing';
+export type DartErrorKind = 'configuration' | 'transient' | 'request' | 'missing' | 'budget';
 
 export class DartError extends Error {
   constructor(
     readonly kind: DartErrorKind,
-    /** The body status (e.g. '020'), or 'HTTP 503' / 'NETWORK' / 'TIMEOUT' / 'TOO_LARGE'. */
+    /** The body status (e.g. '011'), or 'HTTP 503' / 'NETWORK' / 'TIMEOUT' / 'TOO_LARGE' / 'BUSY' / 'DAILY_LIMIT'. */
     readonly status: string,
     message: string,
+    /** `budget` errors: how long until asking again can succeed. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'DartError';

@@ -1,48 +1,5 @@
-import { RequestBudget, type TimeSource } from './request-budget';
-
-/** Lets every promise continuation that is already due run. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/**
- * A clock that only moves when the test says so: `sleep` resolves when `advance`
- * reaches its deadline, so a minute of waiting takes no real time.
- */
-class VirtualTime implements TimeSource {
-  private current = 0;
-  private timers: Array<{ at: number; resolve: () => void }> = [];
-
-  readonly now = (): number => this.current;
-
-  readonly sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      this.timers.push({ at: this.current + Math.max(0, ms), resolve });
-    });
-
-  /** Moves the clock forward by `ms`, firing due sleepers in deadline order and letting each one's continuation run. */
-  async advance(ms: number): Promise<void> {
-    const end = this.current + ms;
-    for (;;) {
-      await settle();
-      const due = this.timers.filter((timer) => timer.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (due === undefined) break;
-      this.timers = this.timers.filter((timer) => timer !== due);
-      this.current = due.at;
-      due.resolve();
-    }
-    this.current = end;
-    await settle();
-  }
-
-  async advanceTo(at: number): Promise<void> {
-    await this.advance(at - this.current);
-  }
-
-  pendingSleeps(): number {
-    return this.timers.length;
-  }
-}
+import { BudgetBusyError, RequestBudget } from './request-budget';
+import { settle, VirtualTime } from './testing/virtual-time';
 
 const MINUTE = 60_000;
 
@@ -159,6 +116,98 @@ describe('RequestBudget', () => {
     expect(starts.filter((at) => at === 60_000)).toHaveLength(2_500);
     expect(starts.filter((at) => at === 80_000)).toHaveLength(500);
     expect(budget.inWindow()).toBe(0);
+  });
+
+  describe('the ranked, bounded line', () => {
+    /** Asks for a slot at `rank`; records `label` when granted, or `label!` when refused. */
+    function ask(budget: RequestBudget, log: string[], label: string, rank: number, maxWaitMs?: number) {
+      return budget.acquire({ rank, maxWaitMs }).then(
+        () => void log.push(label),
+        (error: unknown) => {
+          if (!(error instanceof BudgetBusyError)) throw error;
+          log.push(`${label}!`);
+          return error;
+        },
+      );
+    }
+
+    it('gives a freed slot to the best rank, however late it arrived, and equal ranks in arrival order', async () => {
+      const time = new VirtualTime();
+      const budget = new RequestBudget(1, time);
+      const log: string[] = [];
+      await budget.acquire({ rank: 0 });
+      const all = [
+        ask(budget, log, 'read-1', 5),
+        ask(budget, log, 'sync', 4),
+        ask(budget, log, 'read-2', 5),
+      ];
+      await time.advance(30_000);
+      all.push(ask(budget, log, 'monitor', 0), ask(budget, log, 'backfill', 3), ask(budget, log, 'fetch', 1));
+      await settle();
+      expect(budget.waiting()).toBe(6);
+
+      for (let minute = 1; minute <= 6; minute++) await time.advanceTo(minute * MINUTE);
+      await Promise.all(all);
+      expect(log).toEqual(['monitor', 'fetch', 'backfill', 'sync', 'read-1', 'read-2']);
+    });
+
+    it('refuses an arrival at a full line at once, unless it outranks the last waiter, who is refused instead', async () => {
+      const time = new VirtualTime();
+      const budget = new RequestBudget(1, time, { maxWaiting: 2 });
+      const log: string[] = [];
+      await budget.acquire({ rank: 0 });
+      const all = [ask(budget, log, 'sync', 4), ask(budget, log, 'read', 5)];
+      await settle();
+
+      all.push(ask(budget, log, 'late-read', 5));
+      await settle();
+      expect(log).toEqual(['late-read!']);
+
+      all.push(ask(budget, log, 'monitor', 0));
+      await settle();
+      expect(log).toEqual(['late-read!', 'read!']);
+      expect(budget.waiting()).toBe(2);
+
+      await time.advanceTo(2 * MINUTE);
+      await Promise.all(all);
+      expect(log).toEqual(['late-read!', 'read!', 'monitor', 'sync']);
+    });
+
+    it('refuses a caller whose maxWaitMs passes, with a retry hint, and serves the others', async () => {
+      const time = new VirtualTime();
+      const budget = new RequestBudget(2, time);
+      const log: string[] = [];
+      await budget.acquire();
+      await time.advance(10_000);
+      await budget.acquire();
+      const job = ask(budget, log, 'job', 3);
+      const read = ask(budget, log, 'read', 5, 2_000);
+      await time.advance(1_999);
+      expect(log).toEqual([]);
+      await time.advance(1);
+      const refusal = await read;
+      expect(log).toEqual(['read!']);
+      // One caller (the job) is ahead: the read could start once the second start leaves the window, at 70 s.
+      expect(refusal).toBeInstanceOf(BudgetBusyError);
+      expect((refusal as BudgetBusyError).retryAfterMs).toBe(70_000 - 12_000);
+
+      await time.advanceTo(MINUTE);
+      await job;
+      expect(log).toEqual(['read!', 'job']);
+      expect(budget.waiting()).toBe(0);
+    });
+
+    it('never lets a waiter refused by its deadline take a slot later', async () => {
+      const time = new VirtualTime();
+      const budget = new RequestBudget(1, time);
+      const log: string[] = [];
+      await budget.acquire();
+      const read = ask(budget, log, 'read', 5, 1_000);
+      await time.advanceTo(2 * MINUTE);
+      await read;
+      expect(log).toEqual(['read!']);
+      expect(budget.inWindow()).toBe(0);
+    });
   });
 
   it('rejects a budget that is not a positive integer', () => {

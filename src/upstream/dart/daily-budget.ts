@@ -1,0 +1,57 @@
+import { kstDate, startOfNextKstDay } from '../../common/korea-time';
+
+/**
+ * The key's daily allowance (OpenDART: about 20,000 calls a day), counted per KST
+ * day on the wall clock. The day is closed when the count reaches `perDay`, or
+ * earlier when the upstream says its own count is spent (status 020); it opens
+ * again at the next KST midnight.
+ */
+export class DailyBudget {
+  private day = '';
+  private used = 0;
+  /** The KST day the upstream declared spent. */
+  private spentDay: string | null = null;
+
+  constructor(
+    readonly perDay: number,
+    private readonly wallClock: () => Date,
+  ) {
+    if (!Number.isInteger(perDay) || perDay < 1) throw new RangeError(`perDay must be a positive integer (got ${perDay})`);
+  }
+
+  /** Counts one request against today; false (and nothing counted) when today is closed. */
+  take(): boolean {
+    this.rollOver();
+    if (this.isClosed()) return false;
+    this.used += 1;
+    return true;
+  }
+
+  /** The upstream answered 020: no more calls today, whatever our own count says. */
+  markSpent(): void {
+    this.rollOver();
+    this.spentDay = this.day;
+  }
+
+  /** When calls are allowed again, or null while they are allowed now. */
+  closedUntil(): Date | null {
+    this.rollOver();
+    return this.isClosed() ? startOfNextKstDay(this.wallClock()) : null;
+  }
+
+  usedToday(): number {
+    this.rollOver();
+    return this.used;
+  }
+
+  private isClosed(): boolean {
+    return this.spentDay === this.day || this.used >= this.perDay;
+  }
+
+  private rollOver(): void {
+    const today = kstDate(this.wallClock());
+    if (today === this.day) return;
+    this.day = today;
+    this.used = 0;
+  }
+}

@@ -1,0 +1,97 @@
+import { DART_PRIORITIES, LocalDartBudget, PUBLIC_READ_MAX_WAIT_MS, upstreamBusy } from './dart-budget';
+import { DartError } from './dart.types';
+import { settle, VirtualTime } from './testing/virtual-time';
+
+const MINUTE = 60_000;
+/** 12:00 in Korea. */
+const NOON_KST = new Date('2026-03-10T03:00:00Z');
+const NEXT_KST_MIDNIGHT = new Date('2026-03-10T15:00:00Z');
+
+async function refusalOf(promise: Promise<unknown>): Promise<DartError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DartError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('LocalDartBudget', () => {
+  let time: VirtualTime;
+  let wall: Date;
+  const budgetOf = (requestsPerMinute: number, requestsPerDay: number, maxWaiting?: number) =>
+    new LocalDartBudget({ requestsPerMinute, requestsPerDay, maxWaiting }, () => wall, time);
+
+  beforeEach(() => {
+    time = new VirtualTime();
+    wall = NOON_KST;
+  });
+
+  it('serves monitor, admin fetch, analysis documents, backfill, stock sync, then company reads', async () => {
+    const budget = budgetOf(1, 100);
+    await budget.acquire('monitor');
+    const served: string[] = [];
+    // Queued in the reverse of their priority; company reads would give up after 2 s, so none is queued here.
+    const waiting = [...DART_PRIORITIES]
+      .filter((priority) => priority !== 'companyRead')
+      .reverse()
+      .map((priority) => budget.acquire(priority).then(() => void served.push(priority)));
+    await settle();
+    for (let minute = 1; minute <= waiting.length; minute++) await time.advanceTo(minute * MINUTE);
+    await Promise.all(waiting);
+    expect(served).toEqual(['monitor', 'adminFetch', 'analysisDocument', 'backfill', 'stockSync']);
+  });
+
+  it(`answers a company read that waits ${PUBLIC_READ_MAX_WAIT_MS} ms with BUSY and a retry hint; jobs keep waiting`, async () => {
+    const budget = budgetOf(1, 100);
+    await budget.acquire('monitor');
+    const job = budget.acquire('stockSync');
+    const read = refusalOf(budget.acquire('companyRead'));
+    await time.advance(PUBLIC_READ_MAX_WAIT_MS);
+    const refusal = await read;
+    expect(refusal).toMatchObject({ kind: 'budget', status: 'BUSY' });
+    expect(refusal.retryAfterMs).toBeGreaterThan(0);
+    expect(refusal.retryAfterMs).toBeLessThanOrEqual(2 * MINUTE);
+    expect(budget.status().waiting).toBe(1);
+
+    const answer = upstreamBusy(refusal);
+    expect(answer).toMatchObject({ code: 'UPSTREAM_BUSY', status: 503 });
+    expect(answer.retryAfterSeconds).toBe(Math.ceil(refusal.retryAfterMs! / 1000));
+
+    await time.advanceTo(MINUTE);
+    await job;
+  });
+
+  it('refuses every priority at once when the day is spent, without queueing, until the next KST midnight', async () => {
+    const budget = budgetOf(1000, 2);
+    await budget.acquire('backfill');
+    await budget.acquire('backfill');
+    for (const priority of DART_PRIORITIES) {
+      const refusal = await refusalOf(budget.acquire(priority));
+      expect(refusal).toMatchObject({ kind: 'budget', status: 'DAILY_LIMIT', retryAfterMs: NEXT_KST_MIDNIGHT.getTime() - NOON_KST.getTime() });
+    }
+    expect(budget.status()).toEqual({
+      dailyLimit: 2,
+      usedToday: 2,
+      exhaustedUntil: NEXT_KST_MIDNIGHT.toISOString(),
+      minuteLimit: 1000,
+      usedLastMinute: 2,
+      waiting: 0,
+    });
+    wall = NEXT_KST_MIDNIGHT;
+    await budget.acquire('companyRead');
+    expect(budget.status()).toMatchObject({ usedToday: 1, exhaustedUntil: null });
+  });
+
+  it('after a 020 refuses even callers that were already waiting for a minute slot', async () => {
+    const budget = budgetOf(1, 20_000);
+    await budget.acquire('monitor');
+    const waiting = refusalOf(budget.acquire('analysisDocument'));
+    await settle();
+    budget.reportLimitReached();
+    await time.advanceTo(MINUTE);
+    expect(await waiting).toMatchObject({ kind: 'budget', status: 'DAILY_LIMIT' });
+    expect(budget.status()).toMatchObject({ usedToday: 1, exhaustedUntil: NEXT_KST_MIDNIGHT.toISOString() });
+  });
+});

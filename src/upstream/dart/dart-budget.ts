@@ -1,0 +1,120 @@
+import { AppError } from '../../common/errors/app-error';
+import { DailyBudget } from './daily-budget';
+import { DartError } from './dart.types';
+import { BudgetBusyError, RequestBudget, type TimeSource } from './request-budget';
+
+/**
+ * Who is asking, most urgent first. New filings must never wait behind a public
+ * read: the monitor outranks an operator's fetch, which outranks analyses, then
+ * the backfill, the stock sync, and last the company reads of anonymous callers.
+ */
+export const DART_PRIORITIES = ['monitor', 'adminFetch', 'analysisDocument', 'backfill', 'stockSync', 'companyRead'] as const;
+export type DartPriority = (typeof DART_PRIORITIES)[number];
+
+/** How long a public read may wait for a slot before it is answered 503 instead. */
+export const PUBLIC_READ_MAX_WAIT_MS = 2_000;
+const MAX_WAIT_MS: Partial<Record<DartPriority, number>> = { companyRead: PUBLIC_READ_MAX_WAIT_MS };
+/**
+ * The line's bound. Jobs bring a handful of waiters at most (their concurrency is bounded);
+ * the rest are public reads, and more than this many could not be served within their wait anyway.
+ */
+export const MAX_WAITING = 100;
+
+/** What the admin statuses show about the disclosure-system budget. */
+export interface DartBudgetStatus {
+  dailyLimit: number;
+  /** Calls counted today (KST). */
+  usedToday: number;
+  /** ISO time the daily budget opens again (next KST midnight); null while calls are allowed. */
+  exhaustedUntil: string | null;
+  minuteLimit: number;
+  usedLastMinute: number;
+  /** Callers waiting for a slot now. */
+  waiting: number;
+}
+
+/**
+ * The disclosure-system request budget as the client sees it. One implementation
+ * per process today; a PostgreSQL-backed one shared by every instance can replace
+ * it behind this interface.
+ */
+export interface DartBudget {
+  /**
+   * Resolves when a request of this priority may start; the start is counted.
+   * Rejects with a `budget` DartError ('BUSY', 'DAILY_LIMIT') carrying `retryAfterMs`.
+   */
+  acquire(priority: DartPriority): Promise<void>;
+  /** The upstream answered 020: the key's allowance is spent until the next KST day. */
+  reportLimitReached(): void;
+  status(): DartBudgetStatus;
+}
+
+export interface LocalDartBudgetLimits {
+  requestsPerMinute: number;
+  requestsPerDay: number;
+  /** Most callers waiting at once; MAX_WAITING by default. */
+  maxWaiting?: number;
+}
+
+/** The budget of one process: a per-minute sliding window with a ranked line, and a per-KST-day count. */
+export class LocalDartBudget implements DartBudget {
+  private readonly minute: RequestBudget;
+  private readonly day: DailyBudget;
+
+  constructor(
+    limits: LocalDartBudgetLimits,
+    private readonly wallClock: () => Date,
+    time?: TimeSource,
+  ) {
+    this.minute = new RequestBudget(limits.requestsPerMinute, time, { maxWaiting: limits.maxWaiting ?? MAX_WAITING });
+    this.day = new DailyBudget(limits.requestsPerDay, wallClock);
+  }
+
+  async acquire(priority: DartPriority): Promise<void> {
+    // Checked before waiting (nobody queues for a closed day) and after (it may have closed meanwhile).
+    this.refuseWhenDayClosed();
+    try {
+      await this.minute.acquire({ rank: DART_PRIORITIES.indexOf(priority), maxWaitMs: MAX_WAIT_MS[priority] });
+    } catch (error) {
+      if (!(error instanceof BudgetBusyError)) throw error;
+      throw new DartError('budget', 'BUSY', `disclosure-system budget: no slot for ${priority} soon enough`, error.retryAfterMs);
+    }
+    if (!this.day.take()) this.refuseWhenDayClosed();
+  }
+
+  reportLimitReached(): void {
+    this.day.markSpent();
+  }
+
+  status(): DartBudgetStatus {
+    return {
+      dailyLimit: this.day.perDay,
+      usedToday: this.day.usedToday(),
+      exhaustedUntil: this.day.closedUntil()?.toISOString() ?? null,
+      minuteLimit: this.minute.perMinute,
+      usedLastMinute: this.minute.inWindow(),
+      waiting: this.minute.waiting(),
+    };
+  }
+
+  private refuseWhenDayClosed(): void {
+    const until = this.day.closedUntil();
+    if (until === null) return;
+    throw new DartError(
+      'budget',
+      'DAILY_LIMIT',
+      `disclosure-system budget: today's calls are spent until ${until.toISOString()}`,
+      until.getTime() - this.wallClock().getTime(),
+    );
+  }
+}
+
+/** The answer to an HTTP caller whose call the budget refused: 503 UPSTREAM_BUSY with Retry-After. */
+export function upstreamBusy(refusal: DartError): AppError {
+  return new AppError(
+    'UPSTREAM_BUSY',
+    'The disclosure system is busy with other work or its daily allowance is spent; try again later',
+    {},
+    Math.max(1, Math.ceil((refusal.retryAfterMs ?? 0) / 1000)),
+  );
+}
