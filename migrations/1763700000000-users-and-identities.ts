@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { refuseDown } from './forward-only';
 
 export class UsersAndIdentities1763700000000 implements MigrationInterface {
   name = 'UsersAndIdentities1763700000000';
@@ -28,6 +29,6 @@ export class UsersAndIdentities1763700000000 implements MigrationInterface {
   }
 
   async down(): Promise<void> {
-    throw new Error('Migrations are forward-only');
+    refuseDown(this.name);
   }
 }

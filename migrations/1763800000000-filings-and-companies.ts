@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { refuseDown } from './forward-only';
 
 export class FilingsAndCompanies1763800000000 implements MigrationInterface {
   name = 'FilingsAndCompanies1763800000000';
@@ -79,6 +80,6 @@ export class FilingsAndCompanies1763800000000 implements MigrationInterface {
   }
 
   async down(): Promise<void> {
-    throw new Error('Migrations are forward-only');
+    refuseDown(this.name);
   }
 }

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { refuseDown } from './forward-only';
 
 export class AnalysesAndQuota1763900000000 implements MigrationInterface {
   name = 'AnalysesAndQuota1763900000000';
@@ -63,6 +64,6 @@ export class AnalysesAndQuota1763900000000 implements MigrationInterface {
   }
 
   async down(): Promise<void> {
-    throw new Error('Migrations are forward-only');
+    refuseDown(this.name);
   }
 }

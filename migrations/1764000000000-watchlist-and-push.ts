@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { refuseDown } from './forward-only';
 
 export class WatchlistAndPush1764000000000 implements MigrationInterface {
   name = 'WatchlistAndPush1764000000000';
@@ -68,6 +69,6 @@ export class WatchlistAndPush1764000000000 implements MigrationInterface {
   }
 
   async down(): Promise<void> {
-    throw new Error('Migrations are forward-only');
+    refuseDown(this.name);
   }
 }

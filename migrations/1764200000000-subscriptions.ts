@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { refuseDown } from './forward-only';
 
 export class Subscriptions1764200000000 implements MigrationInterface {
   name = 'Subscriptions1764200000000';
@@ -38,10 +39,7 @@ export class Subscriptions1764200000000 implements MigrationInterface {
     await queryRunner.query('CREATE INDEX ix_users_downgraded_at ON users (downgraded_at) WHERE downgraded_at IS NOT NULL');
   }
 
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('DROP INDEX ix_users_downgraded_at');
-    await queryRunner.query('ALTER TABLE users DROP COLUMN downgraded_at');
-    await queryRunner.query('DROP TABLE store_notifications');
-    await queryRunner.query('DROP TABLE store_purchases');
+  async down(): Promise<void> {
+    refuseDown(this.name);
   }
 }

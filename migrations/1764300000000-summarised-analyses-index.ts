@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { refuseDown } from './forward-only';
 
 /**
  * `stocks/active` and the summary joins probe analyses for "completed with a
@@ -15,6 +16,6 @@ export class SummarisedAnalysesIndex1764300000000 implements MigrationInterface 
   }
 
   async down(): Promise<void> {
-    throw new Error('Migrations are forward-only');
+    refuseDown(this.name);
   }
 }
