@@ -4,6 +4,9 @@ import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 
+/** The largest `users.id`: the column is a PostgreSQL integer (int4). */
+const MAX_USER_ID = 2_147_483_647;
+
 /** Claims of the service JWT (HS256). */
 export interface ServiceTokenClaims {
   /** The user id, as a decimal string. */
@@ -43,10 +46,14 @@ export class ServiceTokenService {
     }
   }
 
-  /** The user id of already signature-checked claims, or null when expired or malformed. */
+  /**
+   * The user id of already signature-checked claims, or null when expired or malformed.
+   * An id that `users.id` (int4) cannot hold is malformed: no user can have it.
+   */
   userIdFromClaims(claims: Partial<ServiceTokenClaims>): number | null {
     if (typeof claims.exp !== 'number' || claims.exp * 1000 <= this.clock.nowMs()) return null;
     if (typeof claims.sub !== 'string' || !/^[1-9]\d{0,9}$/.test(claims.sub)) return null;
-    return Number(claims.sub);
+    const userId = Number(claims.sub);
+    return userId <= MAX_USER_ID ? userId : null;
   }
 }

@@ -4,8 +4,16 @@ import { UserEntity } from '../users/user.entity';
 export const PUSH_PLATFORMS = ['ios', 'android'] as const;
 export type PushPlatform = (typeof PUSH_PLATFORMS)[number];
 
-/** The column's size: no real FCM registration token comes near it. */
-export const FCM_TOKEN_MAX_LENGTH = 4096;
+/** The column's declared size (migration WatchlistAndPush1764000000000). */
+const FCM_TOKEN_COLUMN_LENGTH = 4096;
+
+/**
+ * The longest token accepted. Real FCM tokens are about 160–200 characters. The
+ * column would take 4096, but a btree entry (uq_push_tokens_fcm_token, the primary
+ * key of push_deliveries) must stay under about 2,700 bytes, and tokens are ASCII,
+ * so characters are bytes: 1024 leaves room for any real token and for the index.
+ */
+export const FCM_TOKEN_MAX_LENGTH = 1024;
 
 /** A device's FCM registration token. Unique: a token belongs to one user at a time. */
 @Entity('push_tokens')
@@ -13,7 +21,7 @@ export class PushTokenEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;
 
-  @Column({ name: 'fcm_token', type: 'varchar', length: FCM_TOKEN_MAX_LENGTH, unique: true })
+  @Column({ name: 'fcm_token', type: 'varchar', length: FCM_TOKEN_COLUMN_LENGTH, unique: true })
   fcmToken: string;
 
   @Column({ name: 'user_id', type: 'integer' })

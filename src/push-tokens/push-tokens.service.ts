@@ -1,11 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError } from 'typeorm';
-import { AppError } from '../common/errors/app-error';
+import { DataSource } from 'typeorm';
 import type { PushPlatform } from './push-token.entity';
-
-/** PostgreSQL's foreign_key_violation: here, the user was deleted after the JWT check. */
-const FOREIGN_KEY_VIOLATION = '23503';
 
 /** The devices of a user: FCM registration tokens, each owned by exactly one user. */
 @Injectable()
@@ -19,19 +15,13 @@ export class PushTokensService {
    * and there is no moment at which two users hold it.
    */
   async register(userId: number, fcmToken: string, platform: PushPlatform): Promise<void> {
-    try {
-      await this.dataSource.query(
-        `INSERT INTO push_tokens (fcm_token, user_id, platform) VALUES ($1, $2, $3)
-         ON CONFLICT (fcm_token) DO UPDATE
-           SET user_id = EXCLUDED.user_id, platform = EXCLUDED.platform, updated_at = now()`,
-        [fcmToken, userId, platform],
-      );
-    } catch (error) {
-      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === FOREIGN_KEY_VIOLATION) {
-        throw new AppError('UNAUTHORIZED', 'The account no longer exists');
-      }
-      throw error;
-    }
+    // A user withdrawn meanwhile fails the foreign key: the exception filter answers that with 401.
+    await this.dataSource.query(
+      `INSERT INTO push_tokens (fcm_token, user_id, platform) VALUES ($1, $2, $3)
+       ON CONFLICT (fcm_token) DO UPDATE
+         SET user_id = EXCLUDED.user_id, platform = EXCLUDED.platform, updated_at = now()`,
+      [fcmToken, userId, platform],
+    );
   }
 
   /**

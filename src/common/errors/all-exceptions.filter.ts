@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError } from './app-error';
+import { clientErrorOfDatabaseFailure } from './client-database-errors';
 import { buildErrorBody } from './error-body';
 import { defaultCodeFor, type ErrorCode } from './error-codes';
 
@@ -39,7 +40,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const res = http.getResponse<Response>();
     const req = http.getRequest<Request>();
-    const answer = this.toAnswer(exception);
+    const answer = this.toAnswer(clientErrorOfDatabaseFailure(exception) ?? exception);
 
     if (answer.status >= 500) {
       this.logger.error(

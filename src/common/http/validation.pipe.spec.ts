@@ -155,3 +155,23 @@ describe('describeValidationErrors', () => {
     expect(describeValidationErrors([])).toEqual([]);
   });
 });
+
+describe('createValidationPipe: text no column can store', () => {
+  it.each<[unknown, ArgumentMetadata, string]>([
+    [{ name: 'Sam\0sung' }, body, 'name'],
+    [{ name: 'ok', address: { city: 'Se\ud800oul' } }, body, 'address.city'],
+    [{ limit: '1\0' }, { type: 'query', metatype: ListQueryDto }, 'limit'],
+    ['0012\0', { type: 'param', metatype: String, data: 'corpCode' }, 'corpCode'],
+    [{ corpCode: '\udc00' }, { type: 'param', metatype: Object }, 'corpCode'],
+  ])('refuses %j naming the field', async (value, metadata, field) => {
+    const error = await rejectionOf(value, metadata);
+
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.message).toBe(`${field} must not contain NUL characters or unpaired UTF-16 surrogates`);
+  });
+
+  it('leaves custom parameters (the signed-in user) alone', async () => {
+    const user = { note: '\0' };
+    await expect(createValidationPipe().transform(user, { type: 'custom' })).resolves.toBe(user);
+  });
+});

@@ -1,5 +1,6 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppError } from '../errors/app-error';
+import { findUnstorableText } from '../validation/storable-values';
 
 /** Flattens nested class-validator errors into "field: reason" lines. */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
@@ -13,11 +14,31 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
 }
 
 /**
- * Strips properties that no DTO declares, converts query strings to the declared
- * types and answers 400 with every field problem in one message.
+ * Refuses text no column can store (NUL, unpaired surrogates) in any body, query or
+ * path parameter before a handler sees it, whatever its DTO says: otherwise such a
+ * value fails its SQL statement with a 500, or is stored altered.
+ */
+class StorableTextValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'custom') {
+      const field = findUnstorableText(value, metadata.data ?? '');
+      if (field !== null) {
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `${field || metadata.type} must not contain NUL characters or unpaired UTF-16 surrogates`,
+        );
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+/**
+ * Refuses unstorable text, strips properties that no DTO declares, converts query
+ * strings to the declared types and answers 400 with every field problem in one message.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StorableTextValidationPipe({
     whitelist: true,
     transform: true,
     forbidUnknownValues: true,

@@ -1,0 +1,277 @@
+import { randomBytes } from 'node:crypto';
+import { JwtService } from '@nestjs/jwt';
+import request from 'supertest';
+import { ServiceTokenService } from '../../src/auth/service-token.service';
+import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
+
+/**
+ * The audit's hostile requests (issue 10, item 3), each of which answered 500:
+ * every one now gets a clear 4xx with the contract's error body.
+ */
+describe('hostile input gets a 4xx, never a 500', () => {
+  let t: TestApp;
+  let filingSerial = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp({ rateLimits: RELAXED_RATE_LIMITS });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  async function createUser(): Promise<number> {
+    const [row] = await t.dataSource.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id');
+    return row.id;
+  }
+  const bearer = (userId: number) => `Bearer ${t.app.get(ServiceTokenService).issue(userId)}`;
+  const nested = (depth: number, leaf = '1') => '['.repeat(depth) + leaf + ']'.repeat(depth);
+  /** ASCII that does not compress, so PostgreSQL stores it in an index entry byte for byte. */
+  const randomAscii = (length: number) => randomBytes(length).toString('base64url').slice(0, length);
+
+  /** A filing with a completed analysis that is not short, so a reveal inserts and charges. */
+  async function createRevealableFiling(): Promise<string> {
+    const rceptNo = `2026111899${String(++filingSerial).padStart(4, '0')}`;
+    await t.dataSource.query(
+      `INSERT INTO disclosures (rcept_no, corp_code, corp_name, report_name, rcept_dt)
+       VALUES ($1, '00126380', 'Samsung', 'Report', '20261118')`,
+      [rceptNo],
+    );
+    await t.dataSource.query(
+      `INSERT INTO analyses (rcept_no, status, one_liner, result, doc_length)
+       VALUES ($1, 'COMPLETED', 'One line', '{"summary":"x"}', 5000)`,
+      [rceptNo],
+    );
+    return rceptNo;
+  }
+
+  function expectErrorBody(res: request.Response, status: number, code: string): void {
+    expect({ status: res.status, body: res.body as unknown }).toEqual({
+      status,
+      body: { statusCode: status, error: expect.any(String), message: expect.any(String), code },
+    });
+  }
+
+  describe('deeply nested JSON', () => {
+    it('answers 400 to a body nested 20,000 levels deep, anonymous or signed in', async () => {
+      const anonymous = await request(t.http)
+        .post('/api/v1/auth/idp1/token')
+        .set('Content-Type', 'application/json')
+        .send(`{"access_token":${nested(20_000)}}`);
+      expectErrorBody(anonymous, 400, 'BAD_REQUEST');
+      expect(anonymous.body.message).toBe('The JSON body is nested deeper than 32 levels');
+
+      const signedIn = await request(t.http)
+        .post('/api/v1/watchlist')
+        .set('Authorization', bearer(await createUser()))
+        .set('Content-Type', 'application/json')
+        .send(nested(20_000));
+      expectErrorBody(signedIn, 400, 'BAD_REQUEST');
+    });
+
+    it('lets a body nested 32 levels through to validation (the bound is not a limit on real bodies)', async () => {
+      const authorization = bearer(await createUser());
+      // 1 level for the object, 31 for the undeclared property that validation strips.
+      const body = (extraDepth: number) =>
+        `{"fcm_token":"${randomAscii(160)}","platform":"ios","extra":${nested(extraDepth)}}`;
+      const register = (json: string) =>
+        request(t.http).post('/api/v1/push/fcm-token').set('Authorization', authorization).set('Content-Type', 'application/json').send(json);
+
+      expect((await register(body(31))).status).toBe(204);
+      expectErrorBody(await register(body(32)), 400, 'BAD_REQUEST');
+    });
+  });
+
+  describe('Content-Encoding', () => {
+    it.each(['gzip', 'br', 'deflate'])('answers 400 to a body labelled %s that is not compressed', async (encoding) => {
+      const res = await request(t.http)
+        .post('/api/v1/auth/idp1/token')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', encoding)
+        .send('{"access_token":"sandbox-plain"}');
+      expectErrorBody(res, 400, 'BAD_REQUEST');
+      expect(res.body.message).toBe('The request body is not valid for its Content-Encoding');
+    });
+
+    it('answers 415 to an encoding the server does not know', async () => {
+      const res = await request(t.http)
+        .post('/api/v1/auth/idp1/token')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'compress')
+        .send('{"access_token":"sandbox-plain"}');
+      expectErrorBody(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    });
+  });
+
+  describe('text PostgreSQL cannot store', () => {
+    it.each(['%00', 'sam%00sung', '%00%00%00'])('answers 400 to NUL in the stocks/search query (%s)', async (query) => {
+      const res = await request(t.http).get(`/api/v1/stocks/search?query=${query}`);
+      expectErrorBody(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.message).toBe('query must not contain NUL characters or unpaired UTF-16 surrogates');
+    });
+
+    it('still searches text with invalid UTF-8 bytes (decoded as U+FFFD, which PostgreSQL stores)', async () => {
+      const res = await request(t.http).get('/api/v1/stocks/search?query=%FF%C0%80');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([]);
+    });
+
+    it('answers 400 to NUL or an unpaired surrogate in a JSON body string or key', async () => {
+      for (const body of ['{"access_token":"sandbox-a\\u0000"}', '{"access_token":"sandbox-\\ud800"}', '{"\\u0000":1,"access_token":"sandbox-a"}']) {
+        const res = await request(t.http).post('/api/v1/auth/idp1/token').set('Content-Type', 'application/json').send(body);
+        expectErrorBody(res, 400, 'VALIDATION_FAILED');
+      }
+    });
+
+    it('answers 400 to NUL in a path parameter', async () => {
+      const res = await request(t.http).get('/api/v1/ai/analyze/%00');
+      expectErrorBody(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.message).toBe('rceptNo must not contain NUL characters or unpaired UTF-16 surrogates');
+    });
+  });
+
+  describe('push tokens against the btree limit', () => {
+    it('answers 400 to a token over 2,700 bytes and stores nothing', async () => {
+      const userId = await createUser();
+      const fcmToken = randomAscii(3000);
+      const res = await request(t.http)
+        .post('/api/v1/push/fcm-token')
+        .set('Authorization', bearer(userId))
+        .send({ fcm_token: fcmToken, platform: 'android' });
+      expectErrorBody(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.message).toBe('fcm_token must be shorter than or equal to 1024 characters');
+      expect(await t.dataSource.query('SELECT 1 FROM push_tokens WHERE user_id = $1', [userId])).toEqual([]);
+    });
+
+    it('stores a token of the maximum length in push_tokens and in a push delivery', async () => {
+      const userId = await createUser();
+      const fcmToken = randomAscii(1024);
+      await request(t.http)
+        .post('/api/v1/push/fcm-token')
+        .set('Authorization', bearer(userId))
+        .send({ fcm_token: fcmToken, platform: 'android' })
+        .expect(204);
+      // The fan-out copies the token into push_deliveries' primary key, the same limit.
+      const rceptNo = await createRevealableFiling();
+      await t.dataSource.query('INSERT INTO push_deliveries (rcept_no, fcm_token, user_id) VALUES ($1, $2, $3)', [
+        rceptNo,
+        fcmToken,
+        userId,
+      ]);
+    });
+  });
+
+  describe('other strings that land in a unique index', () => {
+    it('answers 400 to an Android purchase token longer than store_purchases.store_ref', async () => {
+      const res = await request(t.http)
+        .post('/api/v1/subscription/verify')
+        .set('Authorization', bearer(await createUser()))
+        .send({ platform: 'android', token: randomAscii(513), product_id: 'service.pro.monthly' });
+      expectErrorBody(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.message).toBe('token must be at most 512 characters for android');
+    });
+  });
+
+  describe('service JWT', () => {
+    it.each(['2147483648', '9999999999'])('answers 401 to a validly signed token whose sub %s is beyond users.id', async (sub) => {
+      const now = Math.floor(t.clock.nowMs() / 1000);
+      const token = t.app.get(JwtService).sign({ sub, iat: now, exp: now + 3600 });
+      const res = await request(t.http).get('/api/v1/auth/me').set('Authorization', `Bearer ${token}`);
+      expectErrorBody(res, 401, 'UNAUTHORIZED');
+    });
+
+    it('still accepts the largest users.id', async () => {
+      await t.dataSource.query('INSERT INTO users (id) VALUES (2147483647)');
+      const res = await request(t.http).get('/api/v1/auth/me').set('Authorization', bearer(2_147_483_647)).expect(200);
+      expect(res.body).toEqual({ user_id: 2_147_483_647 });
+    });
+  });
+
+  describe('requests racing the withdrawal of their own account', () => {
+    /**
+     * Reproduces the race deterministically: the user's row is deleted in an open
+     * transaction, so the JWT check still sees the user while the request's insert
+     * waits on the row lock; the delete then commits and the insert finds no user.
+     */
+    async function answerWhileWithdrawn(send: (userId: number) => request.Test): Promise<request.Response> {
+      const userId = await createUser();
+      const withdrawal = t.dataSource.createQueryRunner();
+      await withdrawal.connect();
+      try {
+        await withdrawal.startTransaction();
+        await withdrawal.query('DELETE FROM users WHERE id = $1', [userId]);
+        const answer = send(userId).then((res) => res);
+        await waitForLockWait();
+        await withdrawal.commitTransaction();
+        return await answer;
+      } finally {
+        await withdrawal.release();
+      }
+    }
+
+    /** Resolves once some statement waits on a row lock (the request's foreign-key check). */
+    async function waitForLockWait(): Promise<void> {
+      for (;;) {
+        const [row] = await t.dataSource.query<{ waiting: number }[]>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        if (row.waiting > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+
+    const routes: [string, (userId: number, rceptNo: string) => request.Test][] = [
+      ['GET /api/v1/quota', (userId) => request(t.http).get('/api/v1/quota').set('Authorization', bearer(userId))],
+      [
+        'POST /api/v1/quota/ad-reward',
+        (userId) => request(t.http).post('/api/v1/quota/ad-reward').set('Authorization', bearer(userId)),
+      ],
+      [
+        'POST /api/v1/ai/analyze/{rceptNo}/reveal',
+        (userId, rceptNo) => request(t.http).post(`/api/v1/ai/analyze/${rceptNo}/reveal`).set('Authorization', bearer(userId)),
+      ],
+      [
+        'POST /api/v1/push/fcm-token',
+        (userId) =>
+          request(t.http)
+            .post('/api/v1/push/fcm-token')
+            .set('Authorization', bearer(userId))
+            .send({ fcm_token: `race-${userId}-${randomAscii(40)}`, platform: 'ios' }),
+      ],
+    ];
+
+    it.each(routes)('%s answers 401 when the account is deleted under it', async (_route, send) => {
+      const rceptNo = await createRevealableFiling();
+      const res = await answerWhileWithdrawn((userId) => send(userId, rceptNo));
+      expectErrorBody(res, 401, 'UNAUTHORIZED');
+      expect(res.body.message).toBe('The account of this token no longer exists');
+    });
+
+    it('answers only 2xx or 401 to requests sent in parallel with a real withdrawal, over many rounds', async () => {
+      await t.dataSource.query(
+        `INSERT INTO stocks (corp_code, corp_name, stock_code, market_type) VALUES ('00126380', 'Samsung', '005930', 'Y')
+         ON CONFLICT DO NOTHING`,
+      );
+      const rceptNo = await createRevealableFiling();
+      const statuses = new Map<string, Set<number>>();
+      for (let round = 0; round < 25; round++) {
+        const userId = await createUser();
+        const racing: [string, request.Test][] = [
+          ...routes.map(([route, send]): [string, request.Test] => [route, send(userId, rceptNo)]),
+          ['POST /api/v1/watchlist', request(t.http).post('/api/v1/watchlist').set('Authorization', bearer(userId)).send({ corp_code: '00126380' })],
+          ['GET /api/v1/watchlist/capacity', request(t.http).get('/api/v1/watchlist/capacity').set('Authorization', bearer(userId))],
+        ];
+        const withdraw = request(t.http).delete('/api/v1/auth/withdraw').set('Authorization', bearer(userId)).set('X-Confirm-Withdraw', 'yes');
+        const [withdrawn, ...answers] = await Promise.all([withdraw, ...racing.map(([, test]) => test)]);
+        expect(withdrawn.status).toBe(204);
+        answers.forEach((res, index) => {
+          const route = racing[index][0];
+          statuses.set(route, (statuses.get(route) ?? new Set()).add(res.status));
+          if (res.status >= 300) expectErrorBody(res, 401, 'UNAUTHORIZED');
+        });
+      }
+      for (const seen of statuses.values()) for (const status of seen) expect([200, 201, 204, 401]).toContain(status);
+    });
+  });
+});
