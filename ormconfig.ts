@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { loadConfig } from './src/config/app-config';
-import { buildDataSourceOptions } from './src/database/data-source-options';
+import { buildMigrationDataSourceOptions } from './src/database/data-source-options';
 
 /**
  * The data source of the TypeORM CLI (`npm run migration:show`, `migration:run`),
- * built from the same options as the server's. The server applies migrations
+ * built from the server's migration options. The server applies migrations
  * itself at start; the CLI needs DATABASE_URL because it does not start the
  * embedded PostgreSQL.
  */
@@ -14,4 +14,4 @@ if (!config.databaseUrl) {
   throw new Error('DATABASE_URL must be set to use the migration CLI');
 }
 
-export default new DataSource(buildDataSourceOptions(config.databaseUrl));
+export default new DataSource(buildMigrationDataSourceOptions(config.databaseUrl));

@@ -29,7 +29,12 @@ if (builtAt === 0 || sources.some((source) => newestMtime(source) > builtAt)) {
     process.exit(1);
   }
   console.log(`[start] compiling to dist/ (${builtAt === 0 ? 'no build yet' : 'sources changed'})`);
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  try {
+    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  } catch {
+    console.error('[start] the service could not start: compiling failed (the compiler errors are above)');
+    process.exit(1);
+  }
   // tsc skips unchanged outputs; touch the entry so the next start sees a fresh build.
   const now = new Date();
   fs.utimesSync(entry, now, now);

@@ -8,9 +8,15 @@ import { configureApp } from './app.setup';
 import { type AppConfig, loadConfig } from './config/app-config';
 import { ConfigError } from './config/env-reader';
 import { ensureLocalSecrets } from './config/local-secrets';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from './database/embedded-postgres';
+import { isDatabaseUnavailable } from './database/database-errors';
+import { type EmbeddedDatabase, EmbeddedPostgresError, startEmbeddedPostgres } from './database/embedded-postgres';
 import { createRootLogger } from './logging/root-logger';
 import { type DartSandbox, startDartSandbox } from './sandbox/dart/dart-sandbox';
+
+/** The one line a failed start prints before exiting with 1. */
+const BOOT_FAILED = 'the service could not start';
+/** Stopping what a failed start already holds (the embedded server) must not turn into a hang. */
+const RELEASE_TIMEOUT_MS = 15_000;
 
 async function bootstrap(): Promise<void> {
   let config: AppConfig;
@@ -23,39 +29,37 @@ async function bootstrap(): Promise<void> {
   }
   const logger = createRootLogger(config);
   const log = logger.child({ context: 'Bootstrap' });
-  config = ensureLocalSecrets(config, (line) => log.warn(line));
 
   let embedded: EmbeddedDatabase | undefined;
-  if (!config.databaseUrl) {
-    const clusterDir = path.join(config.dataDir, 'postgres');
-    embedded = await startEmbeddedPostgres({ clusterDir, databaseName: 'briefing', log: (line) => log.info(line) });
-    config = { ...config, databaseUrl: embedded.url };
-    log.warn(`DATABASE_URL is not set: using the embedded PostgreSQL in ${clusterDir} (${new URL(embedded.url).host})`);
-  }
-
   let sandbox: DartSandbox | undefined;
-  if (config.dart.sandbox) {
-    sandbox = await startDartSandbox({ companyCount: 115_000, newFilingEveryMs: 20_000 });
-    config = { ...config, dart: { ...config.dart, baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey } };
-    log.warn(
-      `DART_API_KEY is not set (APP_ENV=local): serving the bundled disclosure-system SANDBOX at ${sandbox.baseUrl} ` +
-        '(generated companies and filings; a new filing every 20 s)',
-    );
-  }
-
   let app: NestExpressApplication | undefined;
+  let booting = true;
   let stopping = false;
+
+  const release = async () => {
+    await app?.close();
+    await sandbox?.close();
+    if (embedded) {
+      await embedded.stop();
+      log.info('embedded PostgreSQL stopped');
+    }
+  };
+  /** Every start-up failure ends here: one line on stderr (the detail in the debug log), then exit 1. */
+  const failBoot = async (error: unknown) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`${BOOT_FAILED}: ${describeBootFailure(error, config)}\n`);
+    log.debug({ err: error }, BOOT_FAILED);
+    await within(release(), RELEASE_TIMEOUT_MS).catch(() => undefined);
+    logger.flush();
+    process.exit(1);
+  };
   const shutdown = async (reason: string, code: number) => {
     if (stopping) return;
     stopping = true;
     log.info(`${reason}: shutting down`);
     try {
-      await app?.close();
-      await sandbox?.close();
-      if (embedded) {
-        await embedded.stop();
-        log.info('embedded PostgreSQL stopped');
-      }
+      await release();
     } catch (error) {
       log.error({ err: error }, 'shutdown did not complete cleanly');
       code = code || 1;
@@ -65,20 +69,67 @@ async function bootstrap(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT', 0));
   process.once('SIGTERM', () => void shutdown('SIGTERM', 0));
+  process.on('uncaughtException', (error) => {
+    if (booting) return void failBoot(error);
+    log.fatal({ err: error }, 'uncaught exception');
+    void shutdown('uncaught exception', 1);
+  });
+  // A stray rejection in a background job must not take the API down once it serves.
+  process.on('unhandledRejection', (reason) => {
+    if (booting) return void failBoot(reason);
+    log.error({ err: reason }, 'unhandled promise rejection (the service keeps running)');
+  });
 
   try {
+    config = ensureLocalSecrets(config, (line) => log.warn(line));
+    if (!config.databaseUrl) {
+      const clusterDir = path.join(config.dataDir, 'postgres');
+      embedded = await startEmbeddedPostgres({ clusterDir, databaseName: 'briefing', log: (line) => log.info(line) });
+      config = { ...config, databaseUrl: embedded.url };
+      log.warn(`DATABASE_URL is not set: using the embedded PostgreSQL in ${embedded.clusterDir} (${new URL(embedded.url).host})`);
+    }
+
+    if (config.dart.sandbox) {
+      sandbox = await startDartSandbox({ companyCount: 115_000, newFilingEveryMs: 20_000 });
+      config = { ...config, dart: { ...config.dart, baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey } };
+      log.warn(
+        `DART_API_KEY is not set (APP_ENV=local): serving the bundled disclosure-system SANDBOX at ${sandbox.baseUrl} ` +
+          '(generated companies and filings; a new filing every 20 s)',
+      );
+    }
+
     app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
       bodyParser: false,
       bufferLogs: true,
+      // Nest would otherwise exit on its own, leaving the embedded PostgreSQL running.
+      abortOnError: false,
     });
     configureApp(app, config);
     await app.listen(config.port);
+    booting = false;
     const { port } = app.getHttpServer().address() as AddressInfo;
     log.info(`listening on http://localhost:${port} (APP_ENV=${config.appEnv}); API docs at /docs`);
   } catch (error) {
-    log.fatal({ err: error }, 'the service could not start');
-    await shutdown('start-up failed', 1);
+    await failBoot(error);
   }
+}
+
+/** What went wrong at start, in one line an operator can act on; never a credential. */
+function describeBootFailure(error: unknown, config: AppConfig): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = (typeof message === 'string' ? message : String(error)).replace(/\s+/g, ' ').trim();
+  const database = config.databaseUrl ? `the database at ${new URL(config.databaseUrl).host}` : 'the database';
+  if (error instanceof EmbeddedPostgresError) return `embedded PostgreSQL: ${text}`;
+  if (code === 'EADDRINUSE') return `port ${config.port} is already in use (set PORT to a free port)`;
+  if (code === 'EACCES' && /listen/.test(text)) return `not allowed to listen on port ${config.port} (set PORT above 1023)`;
+  if (code === '28P01') return `${database} refused the user name or password of DATABASE_URL`;
+  if (code === '3D000') return `${database}: ${text} (check the database name in DATABASE_URL)`;
+  if (isDatabaseUnavailable(error)) return `${database} is unreachable: ${text}`;
+  return text;
+}
+
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref())]);
 }
 
 void bootstrap();

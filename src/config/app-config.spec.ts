@@ -3,6 +3,8 @@ import { loadConfig } from './app-config';
 import { ConfigError, EnvReader } from './env-reader';
 
 const SECRET = 'x'.repeat(32);
+/** Production refuses to start without a database of its own. */
+const DATABASE_URL = 'postgres://db.internal:5432/briefing';
 
 /** Runs `loadConfig` and returns the ConfigError it throws; fails the test if it does not throw one. */
 function configErrorOf(env: Record<string, string | undefined>): ConfigError {
@@ -87,7 +89,7 @@ describe('loadConfig', () => {
   });
 
   it('enforces device attestation and starts every job in production', () => {
-    const config = loadConfig({ APP_ENV: 'production', JWT_SECRET: SECRET });
+    const config = loadConfig({ APP_ENV: 'production', JWT_SECRET: SECRET, DATABASE_URL });
     expect(config.appEnv).toBe('production');
     expect(config.deviceAttestation).toBe('enforce');
     expect(config.jobs.disclosureMonitorAutoStart).toBe(true);
@@ -100,6 +102,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       APP_ENV: 'production',
       JWT_SECRET: SECRET,
+      DATABASE_URL,
       DEVICE_ATTESTATION: 'off',
       STOCK_SYNC_SCHEDULER_ENABLED: 'false',
     });
@@ -161,7 +164,7 @@ describe('loadConfig', () => {
       // Outside production the default is false and inside it is true, so both directions are visible.
       expect(loadConfig({ DISCLOSURE_MONITOR_AUTO_START: raw }).jobs.disclosureMonitorAutoStart).toBe(expected);
       expect(
-        loadConfig({ APP_ENV: 'production', JWT_SECRET: SECRET, DISCLOSURE_MONITOR_AUTO_START: raw }).jobs
+        loadConfig({ APP_ENV: 'production', JWT_SECRET: SECRET, DATABASE_URL, DISCLOSURE_MONITOR_AUTO_START: raw }).jobs
           .disclosureMonitorAutoStart,
       ).toBe(expected);
     });
@@ -436,9 +439,20 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('DATABASE_URL', () => {
+    it('is required in production, so production data never lands in an embedded cluster', () => {
+      const error = configErrorOf({ APP_ENV: 'production', JWT_SECRET: SECRET });
+      expect(error.problems).toEqual(['DATABASE_URL must be set in production (the embedded PostgreSQL is for local and dev only)']);
+    });
+
+    it.each(['local', 'dev'])('is optional in %s (the embedded PostgreSQL)', (appEnv) => {
+      expect(loadConfig({ APP_ENV: appEnv }).databaseUrl).toBeUndefined();
+    });
+  });
+
   describe('JWT_SECRET', () => {
     it('is required in production', () => {
-      const error = configErrorOf({ APP_ENV: 'production' });
+      const error = configErrorOf({ APP_ENV: 'production', DATABASE_URL });
       expect(error.problems).toHaveLength(1);
       expect(error.problems[0]).toMatch(/^JWT_SECRET must be set in production/);
     });
@@ -450,7 +464,7 @@ describe('loadConfig', () => {
     it.each(['local', 'production'])('must be at least 32 characters (%s) and is never echoed', (appEnv) => {
       const secret = 'short-but-secret-value-31-chars'; // 31 characters
       expect(secret).toHaveLength(31);
-      const error = configErrorOf({ APP_ENV: appEnv, JWT_SECRET: secret });
+      const error = configErrorOf({ APP_ENV: appEnv, JWT_SECRET: secret, DATABASE_URL });
       expect(error.problems).toEqual(['JWT_SECRET must be at least 32 characters long']);
       expect(error.message).not.toContain(secret);
       expect(JSON.stringify(error.problems)).not.toContain(secret);
@@ -475,7 +489,7 @@ describe('loadConfig', () => {
       // Other production requirements may fail alongside; none may name this variable.
       let problems: string[] = [];
       try {
-        loadConfig({ APP_ENV: 'production', JWT_SECRET: SECRET, [name]: SECRET });
+        loadConfig({ APP_ENV: 'production', JWT_SECRET: SECRET, DATABASE_URL, [name]: SECRET });
       } catch (error) {
         problems = (error as ConfigError).problems;
       }

@@ -1,10 +1,19 @@
 import { Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { buildDataSourceOptions } from './data-source-options';
+import { isDatabaseUnavailable } from './database-errors';
+import { buildDataSourceOptions, buildMigrationDataSourceOptions } from './data-source-options';
 import { runMigrationsLocked } from './migrate';
+
+/**
+ * Start-up tries a few times while the database is unreachable (it may be starting
+ * next to us), about 10 s in all; a wrong password or database name fails at once.
+ */
+const CONNECT_ATTEMPTS = 5;
+const CONNECT_RETRY_DELAY_MS = 2_000;
 
 @Module({
   imports: [
@@ -12,14 +21,24 @@ import { runMigrationsLocked } from './migrate';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => {
         if (!config.databaseUrl) throw new Error('databaseUrl must be resolved before the application module starts');
-        return buildDataSourceOptions(config.databaseUrl);
+        return {
+          ...buildDataSourceOptions(config.databaseUrl),
+          retryAttempts: CONNECT_ATTEMPTS,
+          retryDelay: CONNECT_RETRY_DELAY_MS,
+          toRetry: isDatabaseUnavailable,
+        };
       },
-      // Migrations run before any module touches the database.
+      // Migrations run, on a connection without request timeouts, before any module touches the database.
       dataSourceFactory: async (options) => {
-        const dataSource = await new DataSource(options!).initialize();
-        const applied = await runMigrationsLocked(dataSource);
-        if (applied.length > 0) new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
-        return dataSource;
+        const { url } = options as PostgresConnectionOptions;
+        const migrations = await new DataSource(buildMigrationDataSourceOptions(url!)).initialize();
+        try {
+          const applied = await runMigrationsLocked(migrations);
+          if (applied.length > 0) new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
+        } finally {
+          await migrations.destroy();
+        }
+        return new DataSource(options!).initialize();
       },
     }),
   ],

@@ -15,7 +15,9 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<strin
   try {
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      const applied = await dataSource.runMigrations({ transaction: 'each' }).catch((error: unknown) => {
+        throw new Error(`applying the migrations failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      });
       return applied.map((migration) => migration.name);
     } finally {
       await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { buildDataSourceOptions, buildMigrationDataSourceOptions } from '../../src/database/data-source-options';
 import { runMigrationsLocked } from '../../src/database/migrate';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -18,7 +18,7 @@ describe('database start-up', () => {
     });
 
     const connect = async () => {
-      const source = await new DataSource(buildDataSourceOptions(database.url, 3)).initialize();
+      const source = await new DataSource(buildMigrationDataSourceOptions(database.url)).initialize();
       sources.push(source);
       return source;
     };
@@ -40,9 +40,10 @@ describe('database start-up', () => {
     });
 
     it('never let TypeORM synchronise the schema', () => {
-      const options = buildDataSourceOptions(database.url);
-      expect(options.synchronize).toBe(false);
-      expect(options.migrationsRun).toBe(false);
+      for (const options of [buildDataSourceOptions(database.url), buildMigrationDataSourceOptions(database.url)]) {
+        expect(options.synchronize).toBe(false);
+        expect(options.migrationsRun).toBe(false);
+      }
     });
   });
 });

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../database/database-errors';
 import { AppError } from './app-error';
 import { clientErrorOfDatabaseFailure } from './client-database-errors';
 import { buildErrorBody } from './error-body';
@@ -80,6 +81,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
       if (exception.status >= 400 && exception.status < 500) {
         return { status: exception.status, code: defaultCodeFor(exception.status), message: 'The request body could not be read' };
       }
+    }
+    if (isDatabaseUnavailable(exception)) {
+      return {
+        status: HttpStatus.SERVICE_UNAVAILABLE,
+        code: 'DATABASE_UNAVAILABLE',
+        message: 'The database is unavailable; try again shortly',
+        headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      };
     }
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, code: 'INTERNAL_ERROR', message: 'Internal server error' };
   }
