@@ -136,6 +136,10 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, OnAppli
     this.fill();
     try {
       await this.process(job);
+    } catch (error) {
+      // Not even the failure could be recorded (database down): the lease expires and the job is claimed again.
+      this.lastError = `recording ${job.rceptNo} failed: ${describe(error)}`;
+      this.logger.error(this.lastError);
     } finally {
       this.active -= 1;
       this.fill();
