@@ -20,7 +20,8 @@ export class StocksController {
   }
 
   @Get('active')
-  @HttpCache({ ttlSeconds: 300 })
+  // "Today" is the Korean calendar day: a list cached before midnight KST is not served after it.
+  @HttpCache({ ttlSeconds: 300, perKstDay: true })
   @ApiOperation({ summary: 'Companies with a summarised filing today (Korea time), newest first; limit 1..20, default 8' })
   @ApiOkResponse({ type: [ActiveStockView] })
   active(@Query() query: LimitQuery): Promise<ActiveStockView[]> {

@@ -3,7 +3,9 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { defer, lastValueFrom, type Observable } from 'rxjs';
 import { HTTP_CACHE_POLICY, type HttpCachePolicy } from './http-cache-policy';
+import type { StoredFailure } from './http-cache-store';
 import { HttpCacheService } from './http-cache.service';
+import { failureFromErrorAnswer } from './stored-failure';
 
 /** `Cache-Control` of a cached route's answer; `null` max-age: an answer that was not cached. */
 export function cacheControlFor(maxAgeSeconds: number | null): string {
@@ -46,11 +48,29 @@ export class HttpCacheInterceptor implements NestInterceptor {
         lastValueFrom(next.handle(), { defaultValue: undefined }),
       );
       res.setHeader('Cache-Control', cacheControlFor(outcome.maxAgeSeconds));
-      if (!outcome.ok) throw outcome.error;
+      if (!outcome.ok) {
+        if (outcome.rememberAnswer) rememberErrorAnswer(res, outcome.rememberAnswer);
+        throw outcome.error;
+      }
       if (outcome.json === null) return undefined;
       // A string with a JSON content type is sent as it is by the Express adapter.
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       return outcome.json;
     });
   }
+}
+
+/**
+ * Hands the error body the exception filter is about to send for this response to
+ * `remember`. The filter stays the one place that turns a fault into an answer; the
+ * cache keeps exactly what it sent, never the exception itself.
+ */
+function rememberErrorAnswer(res: Response, remember: (failure: StoredFailure) => Promise<void>): void {
+  const sendJson = res.json.bind(res);
+  res.json = (body: unknown) => {
+    res.json = sendJson;
+    const failure = failureFromErrorAnswer(res.statusCode, body, res.getHeader('Retry-After'));
+    if (failure !== undefined) void remember(failure);
+    return sendJson(body);
+  };
 }

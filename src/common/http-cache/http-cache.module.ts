@@ -12,8 +12,8 @@ import { HttpCacheService } from './http-cache.service';
  * A cached route must answer the same to everyone (the key is the URL, never
  * Authorization), return a JSON-serialisable value (no `@Res()`, no streams; headers
  * the handler sets itself are not replayed) and leave `Cache-Control` to the cache:
- * `public, max-age=<ttl>` for 2xx, `public, max-age=5` for a cached error answer,
- * `no-store` for an unexpected fault, which is not cached.
+ * `public, max-age=<ttl>` for 2xx, `public, max-age=5` for an error answer, unexpected
+ * faults included (kept as the exception filter's sanitised body, never a stack trace).
  */
 @Global()
 @Module({

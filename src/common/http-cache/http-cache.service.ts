@@ -1,19 +1,30 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../clock';
+import { kstDate } from '../korea-time';
 import { httpCacheKey } from './http-cache-key';
 import { FAILURE_TTL_SECONDS, type HttpCachePolicy } from './http-cache-policy';
-import { type HttpCacheEntry, HttpCacheStore } from './http-cache-store';
+import { type HttpCacheEntry, HttpCacheStore, type StoredFailure } from './http-cache-store';
 import { reviveFailure, toStoredFailure } from './stored-failure';
 
 /** What one request answers with, and for how long clients may reuse it (`null`: not at all). */
 export type HttpCacheOutcome =
   /** `json`: the stored JSON text of the answer, sent as it is; null for an empty answer. */
   | { ok: true; json: string | null; maxAgeSeconds: number }
-  | { ok: false; error: unknown; maxAgeSeconds: number | null };
+  | {
+      ok: false;
+      error: unknown;
+      maxAgeSeconds: number | null;
+      /**
+       * Set for an unexpected fault: stores the answer the exception filter gave it
+       * (see `failureFromErrorAnswer`), so the next requests get it for `FAILURE_TTL_SECONDS`.
+       */
+      rememberAnswer?: (failure: StoredFailure) => Promise<void>;
+    };
 
 /** How one lookup-or-execution ended, shared by every request that joined it. */
 interface Settlement {
-  entry: HttpCacheEntry;
+  /** Absent for an unexpected fault: its answer is known only once the filter has sent it. */
+  entry?: HttpCacheEntry;
   /** Set when this very execution threw: its joiners rethrow the original exception. */
   thrown?: { error: unknown };
 }
@@ -21,14 +32,16 @@ interface Settlement {
 /**
  * Answers cacheable GET requests from the store, or runs the handler once for all
  * identical requests that arrive meanwhile. 2xx answers live for the route's TTL,
- * error answers (`AppError`, `HttpException`) for `FAILURE_TTL_SECONDS`; unexpected
- * faults are shared with the requests already waiting but never stored.
+ * error answers for `FAILURE_TTL_SECONDS`: `AppError` and `HttpException` from the
+ * exception, unexpected faults from the sanitised answer the exception filter sent.
  */
 @Injectable()
 export class HttpCacheService {
   private readonly logger = new Logger('HttpCache');
   /** Lookups and executions under way, by key. Each removes itself when it settles. */
   private readonly inFlight = new Map<string, Promise<Settlement>>();
+  /** Moves on every clear() and evict(): an answer remembered after it may be outdated. */
+  private generation = 0;
 
   constructor(
     private readonly store: HttpCacheStore,
@@ -37,13 +50,23 @@ export class HttpCacheService {
 
   /** `url` is the request's original URL (path and query); `run` executes the handler. */
   async answer(url: string, policy: HttpCachePolicy, run: () => Promise<unknown>): Promise<HttpCacheOutcome> {
+    const key = this.keyOf(url, policy);
+    const generation = this.generation;
     let settlement: Settlement;
     try {
-      settlement = await this.join(httpCacheKey(url), policy.ttlSeconds, run);
+      settlement = await this.join(key, policy.ttlSeconds, run);
     } catch (error) {
       return { ok: false, error, maxAgeSeconds: null };
     }
     const { entry, thrown } = settlement;
+    if (entry === undefined) {
+      return {
+        ok: false,
+        error: thrown?.error,
+        maxAgeSeconds: FAILURE_TTL_SECONDS,
+        rememberAnswer: (failure) => this.remember(key, generation, failure),
+      };
+    }
     if (entry.kind === 'success') {
       // Everyone, the executing request included, gets the stored JSON text, so a hit
       // cannot differ from the miss and costs neither a parse nor a re-serialisation.
@@ -55,15 +78,31 @@ export class HttpCacheService {
 
   /** Forgets every cached answer. Executions under way still answer their waiters but store nothing. */
   async clear(): Promise<void> {
+    this.generation++;
     this.inFlight.clear();
     await this.store.clear();
   }
 
-  /** Forgets the answer to one URL as clients send it, e.g. `/api/v1/companies/00126380`. */
+  /**
+   * Forgets the answer to one URL as clients send it, e.g. `/api/v1/companies/00126380`
+   * (of a route without `perKstDay`, whose keys also carry the day).
+   */
   async evict(url: string): Promise<void> {
+    this.generation++;
     const key = httpCacheKey(url);
     this.inFlight.delete(key);
     await this.store.delete(key);
+  }
+
+  private keyOf(url: string, policy: HttpCachePolicy): string {
+    const key = httpCacheKey(url);
+    // '#' never occurs in a request URL, so a day-keyed entry cannot collide with a path.
+    return policy.perKstDay ? `${key}#kst=${kstDate(this.clock.now())}` : key;
+  }
+
+  private async remember(key: string, generation: number, failure: StoredFailure): Promise<void> {
+    if (generation !== this.generation) return;
+    await this.write(key, { kind: 'failure', failure, expiresAtMs: this.clock.nowMs() + FAILURE_TTL_SECONDS * 1000 });
   }
 
   private join(key: string, ttlSeconds: number, run: () => Promise<unknown>): Promise<Settlement> {
@@ -98,7 +137,8 @@ export class HttpCacheService {
       };
     } catch (error) {
       const failure = toStoredFailure(error);
-      if (failure === undefined) throw error;
+      // An unexpected fault: shared with the joiners now, stored once the filter answered it.
+      if (failure === undefined) return { thrown: { error } };
       entry = { kind: 'failure', failure, expiresAtMs: this.clock.nowMs() + FAILURE_TTL_SECONDS * 1000 };
       thrown = { error };
     }

@@ -91,6 +91,12 @@ class ProbeController {
   plain() {
     return probe.execute();
   }
+
+  @Get('today')
+  @HttpCache({ ttlSeconds: 300, perKstDay: true })
+  today() {
+    return probe.execute();
+  }
 }
 
 @Controller('company')
@@ -292,7 +298,7 @@ describe('HTTP cache', () => {
     expect(probe.executions).toBe(2);
   });
 
-  it('shares an unexpected fault with the requests waiting for it but does not cache it', async () => {
+  it('shares an unexpected fault with the requests waiting for it, and caches its sanitised 500 for 5 seconds', async () => {
     const open = probe.hold();
     probe.failure = () => new Error('connection reset by peer at 10.0.0.7');
     const all = Promise.all(Array.from({ length: 10 }, () => request(server).get('/probe/items?page=5')));
@@ -301,21 +307,48 @@ describe('HTTP cache', () => {
 
     open();
     const responses = await all;
+    const sanitised = { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error', code: 'INTERNAL_ERROR' };
     expect(probe.executions).toBe(1);
     for (const response of responses) {
       expect(response.status).toBe(500);
-      expect(response.body).toEqual({
-        statusCode: 500,
-        error: 'Internal Server Error',
-        message: 'Internal server error',
-        code: 'INTERNAL_ERROR',
-      });
-      expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.body).toEqual(sanitised);
+      expect(response.headers['cache-control']).toBe('public, max-age=5');
     }
 
     probe.failure = undefined;
+    clock.advance(4_999);
+    const replayed = await request(server).get('/probe/items?page=5').expect(500);
+    expect(replayed.body).toEqual(sanitised);
+    expect(replayed.headers['cache-control']).toBe('public, max-age=5');
+    expect(JSON.stringify(replayed.body)).not.toContain('10.0.0.7');
+    expect(probe.executions).toBe(1);
+
+    clock.advance(1);
     await request(server).get('/probe/items?page=5').expect(200);
     expect(probe.executions).toBe(2);
+  });
+
+  it('replays the Retry-After the filter sent with a fault it maps to 503', async () => {
+    probe.failure = () => new AppError('PROVIDER_UNAVAILABLE', 'busy', {}, 7);
+    const first = await request(server).get('/probe/items?page=6').expect(503);
+    probe.failure = undefined;
+    const replayed = await request(server).get('/probe/items?page=6').expect(503);
+    expect(replayed.body).toEqual(first.body);
+    expect(replayed.headers['retry-after']).toBe('7');
+    expect(probe.executions).toBe(1);
+  });
+
+  it('keys a per-KST-day route by the Korean date: an answer from 23:59 KST is not served at 00:00 KST', async () => {
+    // The clock starts at 09:00 KST; move it to 23:59 KST the same day.
+    clock.advance(14 * 60 * 60 * 1000 + 59 * 60 * 1000);
+    const before = await request(server).get('/probe/today').expect(200);
+    await request(server).get('/probe/today').expect(200, before.body);
+    expect(probe.executions).toBe(1);
+
+    clock.advance(60 * 1000);
+    const after = await request(server).get('/probe/today').expect(200);
+    expect(after.body).toEqual({ execution: 2 });
+    expect(after.headers['cache-control']).toBe('public, max-age=300');
   });
 
   it('never caches POST', async () => {

@@ -1,11 +1,14 @@
 import { HttpException } from '@nestjs/common';
-import { AppError } from '../errors/app-error';
+import { AppError, type ErrorExtras } from '../errors/app-error';
+import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes';
 import type { StoredFailure } from './http-cache-store';
 
 /**
  * The failures whose answer is fully described by the exception: an `AppError` or a
  * Nest `HttpException` (404, 400, validation, upstream 503...). Anything else is an
- * unexpected fault (a bug); it is not cached, so the next request tries again.
+ * unexpected fault, whose answer only the exception filter knows (500, or what it maps
+ * a database failure to): that one is stored from the filter's answer, see
+ * `failureFromErrorAnswer`.
  */
 export function toStoredFailure(error: unknown): StoredFailure | undefined {
   if (error instanceof AppError) {
@@ -32,4 +35,30 @@ export function reviveFailure(failure: StoredFailure): Error {
   // The filter falls back to `message` when the response object has none.
   revived.message = failure.message;
   return revived;
+}
+
+/**
+ * The error body the exception filter sent for an unexpected fault, as a failure that
+ * revives into the same answer: the filter's sanitised body, so no stack trace or
+ * internal detail can reach the cache. Undefined when the body is not the filter's
+ * (its code does not give back its status), so nothing else is ever replayed.
+ */
+export function failureFromErrorAnswer(status: number, body: unknown, retryAfter: unknown): StoredFailure | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { statusCode, error: _reason, message, code, ...extras } = body as Record<string, unknown>;
+  if (typeof code !== 'string' || !Object.hasOwn(ERROR_STATUS, code)) return undefined;
+  if (ERROR_STATUS[code as ErrorCode] !== status || statusCode !== status || typeof message !== 'string') return undefined;
+  if (!Object.values(extras).every(isExtraValue)) return undefined;
+  const retryAfterSeconds = Number(retryAfter);
+  return {
+    type: 'app-error',
+    code: code as ErrorCode,
+    message,
+    extras: extras as ErrorExtras,
+    ...(retryAfter !== undefined && Number.isInteger(retryAfterSeconds) ? { retryAfterSeconds } : {}),
+  };
+}
+
+function isExtraValue(value: unknown): boolean {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
 }
