@@ -48,6 +48,14 @@ describe('DailyBudget', () => {
     expect(budget.take()).toBe(true);
   });
 
+  it('closes early for a caller allowed only a share of the day', () => {
+    const budget = new DailyBudget(10, clock);
+    expect([budget.take(0.25), budget.take(0.25), budget.take(0.25)]).toEqual([true, true, false]);
+    expect(budget.closedUntil(0.25)).toEqual(NEXT_KST_MIDNIGHT);
+    expect(budget.closedUntil()).toBeNull();
+    expect(budget.take()).toBe(true);
+  });
+
   it('rejects a limit that is not a positive integer', () => {
     expect(() => new DailyBudget(0, clock)).toThrow(RangeError);
   });

@@ -19,10 +19,13 @@ export class DailyBudget {
     if (!Number.isInteger(perDay) || perDay < 1) throw new RangeError(`perDay must be a positive integer (got ${perDay})`);
   }
 
-  /** Counts one request against today; false (and nothing counted) when today is closed. */
-  take(): boolean {
+  /**
+   * Counts one request against today; false (and nothing counted) when today is closed
+   * for a caller allowed only `share` of the day (1: all of it).
+   */
+  take(share = 1): boolean {
     this.rollOver();
-    if (this.isClosed()) return false;
+    if (this.isClosed(share)) return false;
     this.used += 1;
     return true;
   }
@@ -33,10 +36,10 @@ export class DailyBudget {
     this.spentDay = this.day;
   }
 
-  /** When calls are allowed again, or null while they are allowed now. */
-  closedUntil(): Date | null {
+  /** When calls (of a caller allowed `share` of the day) are allowed again, or null while they are allowed now. */
+  closedUntil(share = 1): Date | null {
     this.rollOver();
-    return this.isClosed() ? startOfNextKstDay(this.wallClock()) : null;
+    return this.isClosed(share) ? startOfNextKstDay(this.wallClock()) : null;
   }
 
   usedToday(): number {
@@ -44,8 +47,8 @@ export class DailyBudget {
     return this.used;
   }
 
-  private isClosed(): boolean {
-    return this.spentDay === this.day || this.used >= this.perDay;
+  private isClosed(share: number): boolean {
+    return this.spentDay === this.day || this.used >= Math.max(1, Math.floor(this.perDay * share));
   }
 
   private rollOver(): void {

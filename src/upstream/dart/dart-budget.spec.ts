@@ -84,6 +84,16 @@ describe('LocalDartBudget', () => {
     expect(budget.status()).toMatchObject({ usedToday: 1, exhaustedUntil: null });
   });
 
+  it('lets company reads use a quarter of the day at most, keeping the rest for the jobs', async () => {
+    const budget = budgetOf(1000, 8);
+    await budget.acquire('companyRead');
+    await budget.acquire('companyRead');
+    expect(await refusalOf(budget.acquire('companyRead'))).toMatchObject({ kind: 'budget', status: 'DAILY_LIMIT' });
+    expect(budget.status()).toMatchObject({ usedToday: 2, exhaustedUntil: null });
+    for (let i = 0; i < 6; i++) await budget.acquire('stockSync');
+    expect(budget.status()).toMatchObject({ usedToday: 8, exhaustedUntil: NEXT_KST_MIDNIGHT.toISOString() });
+  });
+
   it('after a 020 refuses even callers that were already waiting for a minute slot', async () => {
     const budget = budgetOf(1, 20_000);
     await budget.acquire('monitor');

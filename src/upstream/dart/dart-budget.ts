@@ -15,6 +15,13 @@ export type DartPriority = (typeof DART_PRIORITIES)[number];
 export const PUBLIC_READ_MAX_WAIT_MS = 2_000;
 const MAX_WAIT_MS: Partial<Record<DartPriority, number>> = { companyRead: PUBLIC_READ_MAX_WAIT_MS };
 /**
+ * The part of the day's allowance a priority may use. Anyone can ask for any of the
+ * ~115,000 known codes, so public reads get a quarter: the rest stays for new filings
+ * and their analyses, whatever the traffic. (A stored answer serves for days, so real
+ * readers need far less.)
+ */
+const DAILY_SHARE: Partial<Record<DartPriority, number>> = { companyRead: 0.25 };
+/**
  * The line's bound. Jobs bring a handful of waiters at most (their concurrency is bounded);
  * the rest are public reads, and more than this many could not be served within their wait anyway.
  */
@@ -71,15 +78,16 @@ export class LocalDartBudget implements DartBudget {
   }
 
   async acquire(priority: DartPriority): Promise<void> {
+    const share = DAILY_SHARE[priority] ?? 1;
     // Checked before waiting (nobody queues for a closed day) and after (it may have closed meanwhile).
-    this.refuseWhenDayClosed();
+    this.refuseWhenDayClosed(share);
     try {
       await this.minute.acquire({ rank: DART_PRIORITIES.indexOf(priority), maxWaitMs: MAX_WAIT_MS[priority] });
     } catch (error) {
       if (!(error instanceof BudgetBusyError)) throw error;
       throw new DartError('budget', 'BUSY', `disclosure-system budget: no slot for ${priority} soon enough`, error.retryAfterMs);
     }
-    if (!this.day.take()) this.refuseWhenDayClosed();
+    if (!this.day.take(share)) this.refuseWhenDayClosed(share);
   }
 
   reportLimitReached(): void {
@@ -97,8 +105,8 @@ export class LocalDartBudget implements DartBudget {
     };
   }
 
-  private refuseWhenDayClosed(): void {
-    const until = this.day.closedUntil();
+  private refuseWhenDayClosed(share: number): void {
+    const until = this.day.closedUntil(share);
     if (until === null) return;
     throw new DartError(
       'budget',
