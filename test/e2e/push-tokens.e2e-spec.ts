@@ -129,9 +129,9 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
       expect(owners.filter((tokens) => tokens.includes(fcmToken))).toHaveLength(1);
     });
 
-    it('accepts a token of exactly 4096 characters', async () => {
+    it('accepts a token of exactly 1024 characters (the bound that keeps it inside a btree entry)', async () => {
       const userId = await createUser();
-      const longest = `long${++serial}:`.padEnd(4096, 'x');
+      const longest = `long${++serial}:`.padEnd(1024, 'x');
       await register(userId, { fcm_token: longest, platform: 'ios' }).expect(204);
       expect(await tokensOfUser(userId)).toEqual([longest]);
     });
@@ -142,7 +142,7 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
       ['fcm_token is null', { fcm_token: null, platform: 'ios' }, 'fcm_token'],
       ['fcm_token is a number', { fcm_token: 12345, platform: 'ios' }, 'fcm_token'],
       ['fcm_token is an array', { fcm_token: ['abc'], platform: 'ios' }, 'fcm_token'],
-      ['fcm_token is 4097 characters long', { fcm_token: 'x'.repeat(4097), platform: 'ios' }, 'fcm_token'],
+      ['fcm_token is 1025 characters long', { fcm_token: 'x'.repeat(1025), platform: 'ios' }, 'fcm_token'],
       ['fcm_token holds a space', { fcm_token: 'abc def', platform: 'ios' }, 'fcm_token'],
       ['fcm_token is blank', { fcm_token: '   ', platform: 'ios' }, 'fcm_token'],
       ['platform is missing', { fcm_token: 'valid-token' }, 'platform'],
@@ -204,7 +204,7 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
       ['missing', {}],
       ['empty', { fcm_token: '' }],
       ['not a string', { fcm_token: 42 }],
-      ['too long', { fcm_token: 'x'.repeat(4097) }],
+      ['too long', { fcm_token: 'x'.repeat(1025) }],
     ])('answers 400 when fcm_token is %s', async (_case, body) => {
       const userId = await createUser();
       const res = await unregister(userId, body).expect(400);
@@ -253,7 +253,7 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
       const register = doc.components.schemas.RegisterPushTokenRequest;
       expect(register.required.sort()).toEqual(['fcm_token', 'platform']);
       expect(register.properties.platform.enum).toEqual(['ios', 'android']);
-      expect(register.properties.fcm_token.maxLength).toBe(4096);
+      expect(register.properties.fcm_token.maxLength).toBe(1024);
     });
   });
 });
