@@ -69,7 +69,7 @@ export class QuotaService {
        FROM quota_usage q JOIN users u ON u.id = q.user_id WHERE q.user_id = $1`,
       [userId],
     );
-    if (!row) throw new AppError('UNAUTHORIZED', 'The account no longer exists');
+    if (!row) throw new AppError('UNAUTHORIZED', 'The account of this token no longer exists');
     const tier = activeTier({ premiumTier: row.premium_tier, premiumUntil: row.premium_until }, now);
     return { tier, weeklyUsed: row.weekly_used, weeklyLimit: WEEKLY_REVEAL_LIMIT[tier], weekStart };
   }

@@ -58,7 +58,7 @@ export class WatchlistService {
        FROM users u WHERE u.id = $1`,
       [userId],
     );
-    if (!row) throw new AppError('UNAUTHORIZED', 'The account no longer exists');
+    if (!row) throw new AppError('UNAUTHORIZED', 'The account of this token no longer exists');
     return toCapacity(this.capacityOfTier(row), row.used);
   }
 
@@ -78,7 +78,7 @@ export class WatchlistService {
   async add(userId: number, corpCode: string): Promise<WatchEntry> {
     return this.dataSource.transaction(async (manager) => {
       const user = await this.lockUser(manager, userId);
-      if (!user) throw new AppError('UNAUTHORIZED', 'The account no longer exists');
+      if (!user) throw new AppError('UNAUTHORIZED', 'The account of this token no longer exists');
 
       const existing = await this.findEntry(manager, userId, corpCode);
       if (existing) return existing;
