@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -25,7 +27,7 @@ function startServer(env: Record<string, string>): RunningServer {
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
   return { child, output: () => output, exited };
 }
 
@@ -116,4 +118,167 @@ describe('the server process (npm start)', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   }, 180_000);
+});
+
+/** Environment of a server that never reaches the disclosure system and starts no sandbox. */
+const NO_SANDBOX = { DART_API_KEY: 'test-dart-key', DART_API_BASE_URL: 'http://127.0.0.1:9/api' };
+
+describe('the server process after kill -9', () => {
+  let dataDir: string;
+  const running: RunningServer[] = [];
+
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'briefing-kill-'));
+    fs.chmodSync(dataDir, 0o755);
+  });
+
+  afterAll(async () => {
+    for (const server of running) {
+      if (server.child.exitCode === null && server.child.signalCode === null) {
+        server.child.kill('SIGINT');
+        await server.exited;
+      }
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves again within 60 s in the same DATA_DIR, stopping the PostgreSQL the killed server left running', async () => {
+    const env = { APP_ENV: 'local', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...NO_SANDBOX };
+    const first = startServer(env);
+    running.push(first);
+    await waitFor(first, /listening on http:\/\/localhost:(\d+)/, 90_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    // The old PostgreSQL still runs and holds the cluster.
+    const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+    const orphan = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    expect(() => process.kill(orphan, 0)).not.toThrow();
+
+    const restartedAt = Date.now();
+    const second = startServer(env);
+    running.push(second);
+    const [, port] = await waitFor(second, /listening on http:\/\/localhost:(\d+)/, 60_000);
+    expect(Date.now() - restartedAt).toBeLessThan(60_000);
+    expect(second.output()).toMatch(new RegExp(`earlier run \\(pid ${orphan}\\) still holds .*: stopping it`));
+    expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
+    expect(() => process.kill(orphan, 0)).toThrow();
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, 180_000);
+});
+
+describe('a server that cannot start', () => {
+  let dataDir: string;
+  let cluster: EmbeddedDatabase;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'briefing-bootfail-'));
+    fs.chmodSync(dataDir, 0o755);
+    cluster = await startEmbeddedPostgres({ clusterDir: path.join(dataDir, 'cluster'), databaseName: 'clashing' });
+    // A table the first migration creates is already there, so the migrations fail.
+    const client = new Client({ connectionString: cluster.url });
+    await client.connect();
+    await client.query('CREATE TABLE users (unrelated int)');
+    await client.end();
+  }, 60_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const withPath = (url: string, pathname: string) => Object.assign(new URL(url), { pathname }).toString();
+  const withPassword = (url: string, password: string) => Object.assign(new URL(url), { password }).toString();
+
+  /** One clear line naming the cause, exit 1, well within a minute: never a hang or a silent rejection. */
+  async function expectOneLineFailure(env: Record<string, string>, cause: RegExp): Promise<void> {
+    const started = Date.now();
+    const server = startServer({ APP_ENV: 'local', PORT: '0', LOG_LEVEL: 'info', DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(32), ...NO_SANDBOX, ...env });
+    const code = await Promise.race([server.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
+    if (code === 'still running') server.child.kill('SIGKILL');
+    expect(code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const failures = server.output().split('\n').filter((line) => /could not start/.test(line));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(cause);
+    expect(server.output()).not.toMatch(/UnhandledPromiseRejection|ERR_UNHANDLED/);
+    expect(server.output()).not.toContain(new URL(cluster.url).password);
+  }
+
+  it('production without DATABASE_URL: refuses and says why', async () => {
+    const server = startServer({ APP_ENV: 'production', PORT: '0', DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(32) });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toMatch(/DATABASE_URL must be set in production \(the embedded PostgreSQL is for local and dev only\)/);
+    expect(fs.existsSync(path.join(dataDir, 'postgres'))).toBe(false);
+  }, 120_000);
+
+  it('a database that refuses connections', async () => {
+    await expectOneLineFailure({ DATABASE_URL: 'postgres://postgres:pw@127.0.0.1:1/briefing' }, /the database at 127\.0\.0\.1:1 is unreachable/);
+  }, 90_000);
+
+  it('a wrong password', async () => {
+    await expectOneLineFailure({ DATABASE_URL: withPassword(cluster.url, 'wrong') }, /refused the user name or password of DATABASE_URL/);
+  }, 90_000);
+
+  it('an unknown database', async () => {
+    await expectOneLineFailure({ DATABASE_URL: withPath(cluster.url, '/no_such_database') }, /"no_such_database" does not exist/);
+  }, 90_000);
+
+  it('a migration that fails', async () => {
+    await expectOneLineFailure({ DATABASE_URL: cluster.url }, /applying the migrations failed: .*users.* already exists/);
+  }, 90_000);
+
+  it('a port in use', async () => {
+    const taken = net.createServer().listen(0, '0.0.0.0');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    const { port } = taken.address() as net.AddressInfo;
+    try {
+      await expectOneLineFailure({ DATABASE_URL: withPath(cluster.url, '/postgres'), PORT: String(port) }, new RegExp(`port ${port} is already in use`));
+    } finally {
+      taken.close();
+    }
+  }, 90_000);
+
+  it('an embedded PostgreSQL that cannot be created', async () => {
+    const blocked = fs.mkdtempSync(path.join(os.tmpdir(), 'briefing-blocked-'));
+    fs.chmodSync(blocked, 0o755); // reachable, so the cluster is not moved elsewhere when running as root
+    fs.writeFileSync(path.join(blocked, 'postgres'), 'a file where the cluster directory should be');
+    try {
+      await expectOneLineFailure({ DATA_DIR: blocked }, /the service could not start: .*EEXIST/);
+    } finally {
+      fs.rmSync(blocked, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+describe('the embedded PostgreSQL in a private directory', () => {
+  it('serves when DATA_DIR is inside a directory only its owner may enter (as root: the data moves where PostgreSQL can reach it)', async () => {
+    const privateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'briefing-private-'));
+    expect(fs.statSync(privateDir).mode & 0o777).toBe(0o700);
+    const lines: string[] = [];
+    const requested = path.join(privateDir, 'app', '.data', 'postgres');
+    const db = await startEmbeddedPostgres({ clusterDir: requested, databaseName: 'briefing', persistent: false, log: (line) => lines.push(line) });
+    try {
+      const client = new Client({ connectionString: db.url });
+      await client.connect();
+      const { rows } = await client.query('SELECT current_database() AS name');
+      await client.end();
+      expect(rows).toEqual([{ name: 'briefing' }]);
+      if (process.getuid?.() === 0) {
+        // PostgreSQL runs as the postgres account, which cannot enter the private directory.
+        expect(db.clusterDir.startsWith(privateDir)).toBe(false);
+        expect(lines.join('\n')).toContain(`the embedded PostgreSQL data lives in ${db.clusterDir}`);
+        expect(fs.readFileSync(`${requested}.location`, 'utf8').trim()).toBe(db.clusterDir);
+        expect(fs.statSync(db.clusterDir).mode & 0o777).toBe(0o700);
+      } else {
+        expect(db.clusterDir).toBe(requested);
+      }
+    } finally {
+      await db.stop();
+      fs.rmSync(privateDir, { recursive: true, force: true });
+    }
+    expect(fs.existsSync(db.clusterDir)).toBe(false);
+  }, 120_000);
 });
