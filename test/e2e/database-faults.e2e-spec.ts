@@ -59,9 +59,9 @@ describe('database faults', () => {
   };
 
   async function expectDatabaseUnavailable(call: request.Test): Promise<void> {
+    const label = `${call.method} ${call.url}`;
     const started = Date.now();
     const res = await call;
-    const label = `${res.req.method} ${res.req.path}`;
     expect({ label, status: res.status, code: res.body.code }).toEqual({ label, status: 503, code: 'DATABASE_UNAVAILABLE' });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|terminat|stack/i);
