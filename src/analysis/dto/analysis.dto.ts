@@ -19,7 +19,7 @@ export class AnalysisMetaResponse {
   @ApiProperty({ type: String, nullable: true, description: 'One-line summary, at most 100 characters' })
   one_liner: string | null;
 
-  @ApiProperty({ type: AnalysisResultDto, nullable: true, description: 'Only when is_short or already_revealed' })
+  @ApiProperty({ type: AnalysisResultDto, nullable: true, description: 'Signed-in callers only, and only when is_short or already_revealed; never for anonymous callers' })
   result: AnalysisResultDto | null;
 }
 
