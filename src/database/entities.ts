@@ -1,7 +1,10 @@
+import { AdRewardTransactionEntity } from '../ads/ad-reward-transaction.entity';
 import { AnalysisEntity } from '../analysis/analysis.entity';
+import { RevealedDisclosureEntity } from '../analysis/revealed-disclosure.entity';
 import { CompanyEntity } from '../companies/company.entity';
 import { DisclosureEntity } from '../disclosures/disclosure.entity';
 import { PushTokenEntity } from '../push-tokens/push-token.entity';
+import { QuotaUsageEntity } from '../quota/quota-usage.entity';
 import { StoreNotificationEntity, StorePurchaseEntity } from '../subscriptions/store-purchase.entity';
 import { CorpCodeEntity } from '../stocks/corp-code.entity';
 import { StockEntity } from '../stocks/stock.entity';
@@ -22,4 +25,7 @@ export const ENTITIES = [
   PushTokenEntity,
   StorePurchaseEntity,
   StoreNotificationEntity,
+  QuotaUsageEntity,
+  RevealedDisclosureEntity,
+  AdRewardTransactionEntity,
 ];

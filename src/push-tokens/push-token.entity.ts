@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 import { UserEntity } from '../users/user.entity';
 
 export const PUSH_PLATFORMS = ['ios', 'android'] as const;
@@ -17,18 +17,21 @@ export const FCM_TOKEN_MAX_LENGTH = 1024;
 
 /** A device's FCM registration token. Unique: a token belongs to one user at a time. */
 @Entity('push_tokens')
+@Unique('uq_push_tokens_fcm_token', ['fcmToken'])
+@Check('ck_push_tokens_platform', `platform IN ('ios', 'android')`)
+@Index('ix_push_tokens_user_id', ['userId'])
 export class PushTokenEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;
 
-  @Column({ name: 'fcm_token', type: 'varchar', length: FCM_TOKEN_COLUMN_LENGTH, unique: true })
+  @Column({ name: 'fcm_token', type: 'varchar', length: FCM_TOKEN_COLUMN_LENGTH })
   fcmToken: string;
 
   @Column({ name: 'user_id', type: 'integer' })
   userId: number;
 
   @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'push_tokens_user_id_fkey' })
   user?: UserEntity;
 
   @Column({ type: 'varchar', length: 8 })

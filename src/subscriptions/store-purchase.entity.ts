@@ -1,8 +1,11 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { UserEntity } from '../users/user.entity';
 
 /** One store subscription (iOS original transaction, Android purchase token) and who it entitles. */
 @Entity('store_purchases')
 @Unique('uq_store_purchases_platform_ref', ['platform', 'storeRef'])
+@Check('ck_store_purchases_platform', `platform IN ('ios', 'android')`)
+@Index('ix_store_purchases_user_id', ['userId'])
 export class StorePurchaseEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;
@@ -20,6 +23,10 @@ export class StorePurchaseEntity {
   @Column({ name: 'user_id', type: 'integer', nullable: true })
   userId: number | null;
 
+  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'store_purchases_user_id_fkey' })
+  user?: UserEntity | null;
+
   @Column({ type: 'varchar', length: 64, nullable: true })
   state: string | null;
 
@@ -29,13 +36,15 @@ export class StorePurchaseEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: 'timestamptz' })
+  /** Set from the service's clock on each verify, not by TypeORM. */
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt: Date;
 }
 
 /** A processed store notification; the unique key turns a redelivery into a no-op. */
 @Entity('store_notifications')
 @Unique('uq_store_notifications_platform_id', ['platform', 'notificationId'])
+@Check('ck_store_notifications_platform', `platform IN ('ios', 'android')`)
 export class StoreNotificationEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;
@@ -46,6 +55,6 @@ export class StoreNotificationEntity {
   @Column({ name: 'notification_id', type: 'varchar', length: 255 })
   notificationId: string;
 
-  @Column({ name: 'received_at', type: 'timestamptz' })
+  @CreateDateColumn({ name: 'received_at', type: 'timestamptz' })
   receivedAt: Date;
 }

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { UserEntity } from './user.entity';
 
 export const IDENTITY_PROVIDERS = ['idp1', 'idp2', 'idp3'] as const;
@@ -7,6 +7,8 @@ export type IdentityProvider = (typeof IDENTITY_PROVIDERS)[number];
 /** One sign-in identity: a provider's subject, bound to exactly one user. */
 @Entity('user_identities')
 @Unique('uq_user_identities_provider_subject', ['provider', 'subject'])
+@Check('ck_user_identities_provider', `provider IN ('idp1', 'idp2', 'idp3')`)
+@Index('ix_user_identities_user_id', ['userId'])
 export class UserIdentityEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;
@@ -15,7 +17,7 @@ export class UserIdentityEntity {
   userId: number;
 
   @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'user_identities_user_id_fkey' })
   user?: UserEntity;
 
   @Column({ type: 'varchar', length: 16 })

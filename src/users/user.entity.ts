@@ -1,15 +1,18 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 export const PREMIUM_TIERS = ['none', 'pro', 'max'] as const;
 export type PremiumTier = (typeof PREMIUM_TIERS)[number];
 
-/** A person using the service. Created at the first sign-in. */
+/** A person using the service. Created at the first sign-in. Written only by UsersRepository. */
 @Entity('users')
+@Check('ck_users_premium_tier', `premium_tier IN ('none', 'pro', 'max')`)
+// Partial: only users with a pending downgrade cleanup are indexed (migration Subscriptions1764200000000).
+@Index('ix_users_downgraded_at', ['downgradedAt'], { where: 'downgraded_at IS NOT NULL' })
 export class UserEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;
 
-  /** Only the subscription tier transitions write the four premium columns. */
+  /** Only the subscription tier transitions change the four premium columns (through UsersRepository). */
   @Column({ name: 'premium_tier', type: 'varchar', length: 8, default: 'none' })
   premiumTier: PremiumTier;
 

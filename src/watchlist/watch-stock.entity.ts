@@ -1,9 +1,11 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { UserEntity } from '../users/user.entity';
 
 /** A company on a user's watchlist; name and stock code are copied from the stock master when added. */
 @Entity('watch_stocks')
 @Unique('uq_watch_stocks_user_corp', ['userId', 'corpCode'])
+// Partial, for the push fan-out: who watches this company with notifications on.
+@Index('ix_watch_stocks_corp_notify', ['corpCode'], { where: 'notify_enabled' })
 export class WatchStockEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;
@@ -12,7 +14,7 @@ export class WatchStockEntity {
   userId: number;
 
   @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'watch_stocks_user_id_fkey' })
   user?: UserEntity;
 
   @Column({ name: 'corp_code', type: 'char', length: 8 })
