@@ -10,7 +10,7 @@ describe('database start-up', () => {
     const sources: DataSource[] = [];
 
     beforeAll(async () => {
-      database = await createTestDatabase();
+      database = await createTestDatabase({ empty: true });
     });
     afterAll(async () => {
       await Promise.all(sources.map((source) => source.destroy()));
