@@ -1,10 +1,7 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { WatchlistModule } from '../watchlist/watchlist.module';
 import { AppStoreNotificationsService } from './app-store-notifications.service';
-import { DowngradeCleanupService } from './downgrade-cleanup.service';
 import { AppStoreClient } from './stores/app-store.client';
 import { createPlayAuth, GOOGLE_PLAY_AUTH, GooglePlayClient } from './stores/google-play.client';
 import { PlayNotificationsService } from './play-notifications.service';
@@ -13,16 +10,13 @@ import { PubSubPushAuth } from './stores/pubsub-push-auth';
 import { SubscriptionsController } from './subscriptions.controller';
 import { SubscriptionsService } from './subscriptions.service';
 import { TierTransitions } from './tier-transitions';
-import { WatchlistReadInterceptor } from './watchlist-read.interceptor';
 
-/** Store purchases, the tier transitions and the downgrade cleanup. */
+/** Store purchases and the tier transitions (the downgrade cleanup lives with the watchlist). */
 @Module({
-  imports: [WatchlistModule],
   controllers: [SubscriptionsController, StoreNotificationsController],
   providers: [
     TierTransitions,
     SubscriptionsService,
-    DowngradeCleanupService,
     PlayNotificationsService,
     AppStoreNotificationsService,
     {
@@ -41,8 +35,7 @@ import { WatchlistReadInterceptor } from './watchlist-read.interceptor';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => new AppStoreClient(config.subscriptions.apple),
     },
-    { provide: APP_INTERCEPTOR, useClass: WatchlistReadInterceptor },
   ],
-  exports: [TierTransitions, DowngradeCleanupService],
+  exports: [TierTransitions],
 })
 export class SubscriptionsModule {}

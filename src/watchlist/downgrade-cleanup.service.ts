@@ -4,8 +4,8 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { CronJob } from 'cron';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { WatchlistService } from '../watchlist/watchlist.service';
-import { TierTransitions } from './tier-transitions';
+import { WatchlistService } from './watchlist.service';
+import { TierTransitions } from '../subscriptions/tier-transitions';
 
 /** How long a downgraded user keeps the watch entries above the new capacity. */
 export const DOWNGRADE_GRACE_MS = 7 * 24 * 60 * 60 * 1000;

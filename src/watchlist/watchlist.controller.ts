@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, UseInterceptors } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -23,6 +23,7 @@ import {
   WatchlistCapacityResponse,
   WatchlistFullErrorBody,
 } from './dto/watchlist.dto';
+import { DowngradeCleanupInterceptor } from './downgrade-cleanup.interceptor';
 import { WatchlistService } from './watchlist.service';
 
 function assertCorpCode(corpCode: string): void {
@@ -38,6 +39,7 @@ export class WatchlistController {
   constructor(private readonly watchlist: WatchlistService) {}
 
   @Get()
+  @UseInterceptors(DowngradeCleanupInterceptor)
   @ApiOperation({ summary: "The caller's watch entries, newest first" })
   @ApiOkResponse({ type: [WatchEntryView] })
   list(@CurrentUser() user: AuthenticatedUser): Promise<WatchEntryView[]> {
@@ -45,6 +47,7 @@ export class WatchlistController {
   }
 
   @Get('capacity')
+  @UseInterceptors(DowngradeCleanupInterceptor)
   @ApiOperation({ summary: 'Watchlist capacity of the active tier (3 / 30 / 100), entries used and room left' })
   @ApiOkResponse({ type: WatchlistCapacityResponse })
   capacity(@CurrentUser() user: AuthenticatedUser): Promise<WatchlistCapacityResponse> {

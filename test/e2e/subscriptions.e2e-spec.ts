@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuth2Client } from 'google-auth-library';
 import request from 'supertest';
 import { ServiceTokenService } from '../../src/auth/service-token.service';
-import { DowngradeCleanupService } from '../../src/subscriptions/downgrade-cleanup.service';
+import { DowngradeCleanupService } from '../../src/watchlist/downgrade-cleanup.service';
 import { GOOGLE_PLAY_AUTH } from '../../src/subscriptions/stores/google-play.client';
 import { type HttpDouble, sendJson, startHttpDouble } from '../support/http-double';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
