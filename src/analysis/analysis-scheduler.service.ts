@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
+import { WorkerPool } from '../common/worker-pool/worker-pool';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { DISCLOSURE_CREATED } from '../disclosures/disclosure-events';
@@ -36,39 +35,58 @@ export interface SchedulerStatus {
  * claims nothing new.
  */
 @Injectable()
-export class AnalysisSchedulerService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AnalysisSchedulerService.name);
-  /** Identifies this instance's leases. */
-  readonly workerId = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  private state: 'running' | 'paused' = 'paused';
-  /** Slots taken, including claims in progress, so concurrent wake-ups never exceed the limit. */
-  private active = 0;
+  private readonly pool: WorkerPool<ClaimedAnalysis>;
   private totalSuccess = 0;
   private totalFailed = 0;
   private lastError: string | null = null;
-  private pollTimer?: NodeJS.Timeout;
-  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     @InjectConfig() private readonly config: AppConfig,
     private readonly queue: AnalysisQueue,
     private readonly dart: DartClient,
     private readonly analyzer: Analyzer,
-  ) {}
+  ) {
+    this.pool = new WorkerPool<ClaimedAnalysis>({
+      concurrency: config.ai.concurrency,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      claim: (workerId) => this.queue.claim(workerId),
+      work: (job) => this.process(job),
+      // No document can be fetched while the daily budget is spent: claiming would only postpone job after job.
+      canClaim: () => this.dart.budgetStatus().exhaustedUntil === null,
+      onClaimError: (error) => {
+        this.lastError = `claiming failed: ${describe(error)}`;
+        this.logger.error(this.lastError);
+      },
+      // Not even the failure could be recorded (database down): the lease expires and the job is claimed again.
+      onWorkError: (job, error) => {
+        this.lastError = `recording ${job.rceptNo} failed: ${describe(error)}`;
+        this.logger.error(this.lastError);
+      },
+    });
+  }
+
+  /** Identifies this instance's leases. */
+  get workerId(): string {
+    return this.pool.workerId;
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.jobs.analysisSchedulerAutoStart) this.resume();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.pause();
-    await this.drain();
+  /** Before the database closes: claim nothing new and let running analyses record their results. */
+  async beforeApplicationShutdown(): Promise<void> {
+    // Waiting past the lease is pointless: the job is then claimed again anyway.
+    const unfinished = await this.pool.shutdown(this.config.ai.leaseMs);
+    if (unfinished > 0) this.logger.warn(`${unfinished} analysis(es) still running at shutdown: claimed again when their lease expires`);
   }
 
   async status(): Promise<SchedulerStatus> {
     return {
-      status: this.state,
-      activeThreads: this.active,
+      status: this.pool.isRunning ? 'running' : 'paused',
+      activeThreads: this.pool.active,
       concurrency: this.config.ai.concurrency,
       totalSuccess: this.totalSuccess,
       totalFailed: this.totalFailed,
@@ -79,26 +97,19 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, OnAppli
   }
 
   resume(): void {
-    if (this.state === 'running') return;
-    this.state = 'running';
+    if (!this.pool.start()) return;
     this.logger.log(
       `analysis scheduler running: ${this.config.ai.concurrency} at once with the ${this.analyzer.provider} analyzer (${this.analyzer.model})`,
     );
-    this.pollTimer = setInterval(() => this.fill(), POLL_INTERVAL_MS);
-    this.pollTimer.unref();
-    this.fill();
   }
 
   pause(): void {
-    if (this.state === 'paused') return;
-    this.state = 'paused';
-    clearInterval(this.pollTimer);
-    this.logger.log('analysis scheduler paused: running analyses finish, nothing new is claimed');
+    if (this.pool.stop()) this.logger.log('analysis scheduler paused: running analyses finish, nothing new is claimed');
   }
 
   /** Resolves when every running analysis has finished. */
   async drain(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.pool.drain();
   }
 
   @OnEvent(DISCLOSURE_CREATED)
@@ -106,44 +117,9 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, OnAppli
     this.fill();
   }
 
-  /**
-   * Takes a slot and claims a job for it; each successful claim tries the next slot,
-   * so a wake-up fills every free slot while there is claimable work.
-   */
+  /** Fills every free slot while there is claimable work. */
   fill(): void {
-    if (this.state !== 'running' || this.active >= this.config.ai.concurrency) return;
-    // No document can be fetched while the daily budget is spent: claiming would only postpone job after job.
-    if (this.dart.budgetStatus().exhaustedUntil !== null) return;
-    this.active += 1;
-    const run = this.runOne().finally(() => this.inFlight.delete(run));
-    this.inFlight.add(run);
-  }
-
-  private async runOne(): Promise<void> {
-    let job: ClaimedAnalysis | null;
-    try {
-      job = await this.queue.claim(this.workerId);
-    } catch (error) {
-      this.active -= 1;
-      this.lastError = `claiming failed: ${describe(error)}`;
-      this.logger.error(this.lastError);
-      return;
-    }
-    if (!job) {
-      this.active -= 1;
-      return;
-    }
-    this.fill();
-    try {
-      await this.process(job);
-    } catch (error) {
-      // Not even the failure could be recorded (database down): the lease expires and the job is claimed again.
-      this.lastError = `recording ${job.rceptNo} failed: ${describe(error)}`;
-      this.logger.error(this.lastError);
-    } finally {
-      this.active -= 1;
-      this.fill();
-    }
+    this.pool.fill();
   }
 
   /** One attempt at one filing: document → text → analyzer → stored result. */

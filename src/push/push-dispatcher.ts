@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { Clock } from '../common/clock';
+import { WorkerPool } from '../common/worker-pool/worker-pool';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent } from '../disclosures/disclosure-events';
@@ -25,23 +24,34 @@ const MAX_SHUTDOWN_GRACE_MS = 10_000;
 @Injectable()
 export class PushDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(PushDispatcher.name);
-  /** Identifies this instance's leases. */
-  readonly workerId = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  private running = false;
-  private pollTimer?: NodeJS.Timeout;
-  /** The expansion pass in progress; wake-ups meanwhile ask for one more pass. */
-  private pumping?: Promise<void>;
-  private pumpAgain = false;
-  /** Batch slots taken, including claims in progress, so concurrent wake-ups never exceed the limit. */
-  private active = 0;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly pool: WorkerPool<ClaimedDelivery[]>;
 
   constructor(
     @InjectConfig() private readonly config: AppConfig,
     private readonly queue: PushDeliveryQueue,
     private readonly sender: PushSender,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.pool = new WorkerPool<ClaimedDelivery[]>({
+      concurrency: config.push.concurrency,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      claim: async (workerId) => {
+        const batch = await this.queue.claimBatch(workerId, MAX_MESSAGES_PER_SEND);
+        return batch.length > 0 ? batch : null;
+      },
+      work: (batch) => this.deliver(batch),
+      canClaim: () => this.sender.enabled,
+      prepare: () => this.expand(),
+      onClaimError: (error) => this.logger.error(`claiming push deliveries failed: ${describe(error)}`),
+      // The answer could not be recorded: the deliveries stay SENDING and are abandoned at lease expiry.
+      onWorkError: (batch, error) => this.logger.error(`recording ${batch.length} push results failed: ${describe(error)}`),
+    });
+  }
+
+  /** Identifies this instance's leases. */
+  get workerId(): string {
+    return this.pool.workerId;
+  }
 
   onApplicationBootstrap(): void {
     this.start();
@@ -49,43 +59,29 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
 
   /** Before the database closes: stop claiming, and let batches with the provider record their answers. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stop();
     // Waiting past the lease is pointless: the deliveries are then abandoned anyway.
-    const grace = Math.min(this.config.push.leaseMs, MAX_SHUTDOWN_GRACE_MS);
-    let timer: NodeJS.Timeout | undefined;
-    const finished = await Promise.race([
-      this.drain().then(() => true),
-      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), grace))),
-    ]);
-    clearTimeout(timer);
-    if (!finished) {
+    const unfinished = await this.pool.shutdown(Math.min(this.config.push.leaseMs, MAX_SHUTDOWN_GRACE_MS));
+    if (unfinished > 0) {
       this.logger.warn(
-        `${this.active} push batch(es) still unanswered at shutdown: their deliveries are ABANDONED when the lease expires, never resent`,
+        `${unfinished} push batch(es) still unanswered at shutdown: their deliveries are ABANDONED when the lease expires, never resent`,
       );
     }
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
+    if (!this.pool.start()) return;
     if (this.sender.enabled) {
       this.logger.log(`push dispatcher running: up to ${this.config.push.concurrency} batches of ${MAX_MESSAGES_PER_SEND} at once`);
     }
-    this.pollTimer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
-    this.pollTimer.unref();
-    this.wake();
   }
 
   stop(): void {
-    this.running = false;
-    clearInterval(this.pollTimer);
+    this.pool.stop();
   }
 
   /** Resolves when no expansion pass and no batch is in progress. */
   async drain(): Promise<void> {
-    while (this.pumping !== undefined || this.inFlight.size > 0) {
-      await Promise.allSettled([this.pumping, ...this.inFlight]);
-    }
+    await this.pool.drain();
   }
 
   @OnEvent(DISCLOSURE_CREATED)
@@ -94,73 +90,26 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
     if (event.source !== 'backfill') this.wake();
   }
 
-  /** Runs an expansion pass now, or right after the one in progress. */
+  /** Runs an expansion pass now, or right after the one in progress, then fills the batch slots. */
   wake(): void {
-    if (!this.running) return;
-    if (this.pumping !== undefined) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = this.pump().finally(() => {
-      this.pumping = undefined;
-      if (this.pumpAgain) {
-        this.pumpAgain = false;
-        this.wake();
-      }
-    });
+    this.pool.wake();
   }
 
-  private async pump(): Promise<void> {
+  /** The pass before each fill: pending fan-outs become deliveries, expired leases are abandoned. */
+  private async expand(): Promise<void> {
     try {
       const enabled = this.sender.enabled;
       for (let fanout = await this.queue.expandNext(enabled); fanout !== null; fanout = await this.queue.expandNext(enabled)) {
         if (enabled) this.logger.debug(`filing ${fanout.rceptNo}: ${fanout.deliveries} push deliveries`);
         // The first fan-out's batches go out while the next one expands.
-        this.fill();
-        if (!this.running) return;
+        this.pool.fill();
+        if (!this.pool.isRunning) return;
       }
       if (!enabled) return;
       const abandoned = await this.queue.abandonExpired();
       if (abandoned > 0) this.logger.warn(`${abandoned} push deliveries abandoned: their sender's lease expired mid-send (not resent)`);
-      this.fill();
     } catch (error) {
       this.logger.error(`push dispatch pass failed: ${describe(error)}`);
-    }
-  }
-
-  /**
-   * Takes a slot and claims a batch for it; each non-empty claim tries the next slot,
-   * so a wake-up fills every free slot while deliveries are due.
-   */
-  private fill(): void {
-    if (!this.running || !this.sender.enabled || this.active >= this.config.push.concurrency) return;
-    this.active += 1;
-    const run = this.runBatch().finally(() => this.inFlight.delete(run));
-    this.inFlight.add(run);
-  }
-
-  private async runBatch(): Promise<void> {
-    let batch: ClaimedDelivery[];
-    try {
-      batch = await this.queue.claimBatch(this.workerId, MAX_MESSAGES_PER_SEND);
-    } catch (error) {
-      this.active -= 1;
-      this.logger.error(`claiming push deliveries failed: ${describe(error)}`);
-      return;
-    }
-    if (batch.length === 0) {
-      this.active -= 1;
-      return;
-    }
-    this.fill();
-    try {
-      await this.deliver(batch);
-    } catch (error) {
-      // The answer could not be recorded: the deliveries stay SENDING and are abandoned at lease expiry.
-      this.logger.error(`recording ${batch.length} push results failed: ${describe(error)}`);
-    } finally {
-      this.active -= 1;
-      this.fill();
     }
   }
 
