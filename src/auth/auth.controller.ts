@@ -12,7 +12,7 @@ import {
 } from '@nestjs/swagger';
 import { AppError } from '../common/errors/app-error';
 import { ErrorBody } from '../common/errors/error-body';
-import { UsersService } from '../users/users.service';
+import { UsersRepository } from '../users/users.repository';
 import { AuthService } from './auth.service';
 import { Authenticated, CurrentUser } from './authenticated.decorator';
 import { AccessTokenSignInRequest, IdTokenSignInRequest, MeResponse, SignInResponse } from './dto/sign-in.dto';
@@ -24,7 +24,7 @@ import type { AuthenticatedUser } from './jwt.strategy';
 export class AuthController {
   constructor(
     private readonly auth: AuthService,
-    private readonly users: UsersService,
+    private readonly users: UsersRepository,
   ) {}
 
   @Post('idp1/token')

@@ -3,7 +3,7 @@ import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import type { IdentityProvider } from '../users/user-identity.entity';
-import { UsersService } from '../users/users.service';
+import { UsersRepository } from '../users/users.repository';
 import { AccessTokenUserInfoVerifier } from './identity-providers/access-token-userinfo.verifier';
 import { OidcIdTokenVerifier } from './identity-providers/oidc-id-token.verifier';
 import { ServiceTokenService } from './service-token.service';
@@ -19,7 +19,7 @@ export class AuthService {
   constructor(
     @InjectConfig() config: AppConfig,
     clock: Clock,
-    private readonly users: UsersService,
+    private readonly users: UsersRepository,
     private readonly tokens: ServiceTokenService,
   ) {
     this.idp1 = new AccessTokenUserInfoVerifier(config.idp1.userinfoUrl);

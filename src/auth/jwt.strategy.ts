@@ -5,7 +5,7 @@ import { Strategy } from 'passport-jwt';
 import { AppError } from '../common/errors/app-error';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
-import { UsersService } from '../users/users.service';
+import { UsersRepository } from '../users/users.repository';
 import { bearerTokenOf } from './bearer-token';
 import { type ServiceTokenClaims, ServiceTokenService } from './service-token.service';
 
@@ -25,7 +25,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
     @InjectConfig() config: AppConfig,
     private readonly tokens: ServiceTokenService,
-    private readonly users: UsersService,
+    private readonly users: UsersRepository,
   ) {
     super({
       jwtFromRequest: (req: Request) => bearerTokenOf(req.headers.authorization),

@@ -10,9 +10,11 @@ import { PubSubPushAuth } from './stores/pubsub-push-auth';
 import { SubscriptionsController } from './subscriptions.controller';
 import { SubscriptionsService } from './subscriptions.service';
 import { TierTransitions } from './tier-transitions';
+import { UsersModule } from '../users/users.module';
 
 /** Store purchases and the tier transitions (the downgrade cleanup lives with the watchlist). */
 @Module({
+  imports: [UsersModule],
   controllers: [SubscriptionsController, StoreNotificationsController],
   providers: [
     TierTransitions,

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { activeTier } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
+import { type PremiumColumns, UsersRepository } from '../users/users.repository';
 
 export type StorePlatform = 'ios' | 'android';
 
@@ -16,15 +17,9 @@ export interface Entitlement {
 
 const TIER_RANK: Record<PremiumTier, number> = { none: 0, pro: 1, max: 2 };
 
-interface PremiumRow {
-  premium_tier: PremiumTier;
-  premium_until: Date | null;
-  premium_tx_ref: string | null;
-}
-
 /**
- * The subscription tier transitions: the only writer of premium_tier, premium_until,
- * premium_platform and premium_tx_ref. Every method runs inside the caller's
+ * The subscription tier transitions: the only code that decides premium_tier, premium_until,
+ * premium_platform and premium_tx_ref (UsersRepository, the owner of users, writes them). Every method runs inside the caller's
  * transaction and locks the user's row first (the lock the watchlist takes too), so
  * a transition and a watchlist add or trim of the same user take turns.
  *
@@ -44,7 +39,10 @@ interface PremiumRow {
  */
 @Injectable()
 export class TierTransitions {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly users: UsersRepository,
+  ) {}
 
   /** The store confirms an active subscription: the tier and expiry come from it. */
   async grant(manager: EntityManager, userId: number, entitlement: Entitlement): Promise<void> {
@@ -62,7 +60,7 @@ export class TierTransitions {
    * so an older purchase never takes away a newer one.
    */
   async withdraw(manager: EntityManager, userId: number, txRef: string): Promise<boolean> {
-    const row = await this.lock(manager, userId);
+    const row = await this.users.lockPremium(manager, userId);
     if (!row || row.premium_tx_ref !== txRef) return false;
     await this.write(manager, userId, { tier: 'none', until: null, platform: null, txRef: null }, row);
     return true;
@@ -75,10 +73,10 @@ export class TierTransitions {
    * same purchase finds it, sees no drop and keeps this moment.
    */
   async expireLapsed(manager: EntityManager, userId: number): Promise<boolean> {
-    const row = await this.lock(manager, userId);
+    const row = await this.users.lockPremium(manager, userId);
     const now = this.clock.now();
     if (!row || row.premium_tier === 'none' || activeTier(toTierInput(row), now) !== 'none') return false;
-    await manager.query(`UPDATE users SET premium_tier = 'none', downgraded_at = $2 WHERE id = $1`, [userId, now]);
+    await this.users.recordLapse(manager, userId, now);
     return true;
   }
 
@@ -86,9 +84,9 @@ export class TierTransitions {
     manager: EntityManager,
     userId: number,
     next: { tier: PremiumTier; until: Date | null; platform: StorePlatform | null; txRef: string | null },
-    locked?: PremiumRow,
+    locked?: PremiumColumns,
   ): Promise<void> {
-    const row = locked ?? (await this.lock(manager, userId));
+    const row = locked ?? (await this.users.lockPremium(manager, userId));
     if (!row) return;
     const now = this.clock.now();
     // Stored as the tier in force, so an entitlement that has already ended is never
@@ -98,23 +96,10 @@ export class TierTransitions {
     const after = TIER_RANK[tierAfter];
     // 'keep' leaves a pending cleanup running when the tier neither drops nor rises.
     const downgrade = after < before ? 'drop' : after > before ? 'rise' : 'keep';
-    await manager.query(
-      `UPDATE users SET premium_tier = $2, premium_until = $3, premium_platform = $4, premium_tx_ref = $5,
-         downgraded_at = CASE $6::text WHEN 'drop' THEN $7::timestamptz WHEN 'rise' THEN NULL ELSE downgraded_at END
-       WHERE id = $1`,
-      [userId, tierAfter, next.until, next.platform, next.txRef, downgrade, now],
-    );
-  }
-
-  private async lock(manager: EntityManager, userId: number): Promise<PremiumRow | undefined> {
-    const [row] = await manager.query<PremiumRow[]>(
-      'SELECT premium_tier, premium_until, premium_tx_ref FROM users WHERE id = $1 FOR NO KEY UPDATE',
-      [userId],
-    );
-    return row;
+    await this.users.writePremium(manager, userId, { ...next, tier: tierAfter, downgrade, at: now });
   }
 }
 
-function toTierInput(row: PremiumRow): { premiumTier: PremiumTier; premiumUntil: Date | null } {
+function toTierInput(row: PremiumColumns): { premiumTier: PremiumTier; premiumUntil: Date | null } {
   return { premiumTier: row.premium_tier, premiumUntil: row.premium_until };
 }

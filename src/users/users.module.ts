@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { UsersService } from './users.service';
+import { UsersRepository } from './users.repository';
 
 @Module({
-  providers: [UsersService],
-  exports: [UsersService],
+  providers: [UsersRepository],
+  exports: [UsersRepository],
 })
 export class UsersModule {}

@@ -1,13 +1,38 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { IdentityProvider } from './user-identity.entity';
+import type { PremiumTier } from './user.entity';
+
+/** The premium columns as stored: `premium_tier` is the tier last known, see TierTransitions. */
+export interface PremiumColumns {
+  premium_tier: PremiumTier;
+  premium_until: Date | null;
+  premium_tx_ref: string | null;
+}
+
+/** What a tier transition writes; `downgrade` says what happens to the pending cleanup moment. */
+export interface PremiumWrite {
+  tier: PremiumTier;
+  until: Date | null;
+  platform: string | null;
+  txRef: string | null;
+  /** 'drop' records `at` as the downgrade moment, 'rise' clears it, 'keep' leaves it. */
+  downgrade: 'drop' | 'rise' | 'keep';
+  at: Date;
+}
 
 /** Raised inside the sign-in transaction when a concurrent sign-in bound the subject first. */
 class IdentityTakenConcurrently extends Error {}
 
+/**
+ * Owner of tables users and user_identities: the only writer. Sign-in creates a user
+ * with its identity; the premium columns and `downgraded_at` change only through the
+ * methods TierTransitions and the downgrade cleanup call, inside their transactions
+ * (`manager`). Other features read users through a join at most.
+ */
 @Injectable()
-export class UsersService {
+export class UsersRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
@@ -56,6 +81,68 @@ export class UsersService {
       [userId],
     );
     return n > 0;
+  }
+
+  /**
+   * Locks the user's row FOR NO KEY UPDATE and answers its premium columns; undefined
+   * when the user is gone. The lock every change of a user's tier or watchlist takes
+   * first, so they take turns; the weakest lock that conflicts with itself, it leaves
+   * foreign-key checks (KEY SHARE) of other features' inserts unblocked.
+   */
+  async lockPremium(manager: EntityManager, userId: number): Promise<PremiumColumns | undefined> {
+    const [row] = await manager.query<PremiumColumns[]>(
+      'SELECT premium_tier, premium_until, premium_tx_ref FROM users WHERE id = $1 FOR NO KEY UPDATE',
+      [userId],
+    );
+    return row;
+  }
+
+  /**
+   * Locks the user's row FOR KEY SHARE (what a foreign-key check takes), so the user
+   * cannot be deleted before the caller's transaction ends; false when already gone.
+   */
+  async lockExisting(manager: EntityManager, userId: number): Promise<boolean> {
+    const rows = await manager.query<unknown[]>('SELECT 1 FROM users WHERE id = $1 FOR KEY SHARE', [userId]);
+    return rows.length > 0;
+  }
+
+  /** Writes a tier transition (TierTransitions decides it, under `lockPremium`). */
+  async writePremium(manager: EntityManager, userId: number, next: PremiumWrite): Promise<void> {
+    await manager.query(
+      `UPDATE users SET premium_tier = $2, premium_until = $3, premium_platform = $4, premium_tx_ref = $5,
+         downgraded_at = CASE $6::text WHEN 'drop' THEN $7::timestamptz WHEN 'rise' THEN NULL ELSE downgraded_at END
+       WHERE id = $1`,
+      [userId, next.tier, next.until, next.platform, next.txRef, next.downgrade, next.at],
+    );
+  }
+
+  /** Records a lapse first observed at `at`: stored tier `none`, the downgrade moment `at`; the rest stays. */
+  async recordLapse(manager: EntityManager, userId: number, at: Date): Promise<void> {
+    await manager.query(`UPDATE users SET premium_tier = 'none', downgraded_at = $2 WHERE id = $1`, [userId, at]);
+  }
+
+  /**
+   * Clears the downgrade moment if it is at or before `dueAt`; true when this call
+   * cleared it. Conditional, so of two concurrent cleanups only one sees true.
+   */
+  async clearDueDowngrade(manager: EntityManager, userId: number, dueAt: Date): Promise<boolean> {
+    const cleared = await manager.query<{ id: number }[]>(
+      `WITH cleared AS (UPDATE users SET downgraded_at = NULL WHERE id = $1 AND downgraded_at <= $2 RETURNING id)
+       SELECT id FROM cleared`,
+      [userId, dueAt],
+    );
+    return cleared.length > 0;
+  }
+
+  /** Users with a lapse nobody recorded yet (premium_until at or before `now`) or a downgrade moment at or before `dueAt`. */
+  async findLapsedOrDue(now: Date, dueAt: Date): Promise<number[]> {
+    const rows = await this.dataSource.query<{ id: number }[]>(
+      `SELECT id FROM users
+       WHERE (premium_tier <> 'none' AND (premium_until IS NULL OR premium_until <= $1))
+          OR downgraded_at <= $2`,
+      [now, dueAt],
+    );
+    return rows.map((row) => row.id);
   }
 
   private async findUserIdByIdentity(provider: IdentityProvider, subject: string): Promise<number | undefined> {

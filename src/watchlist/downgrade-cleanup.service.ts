@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { WatchlistService } from './watchlist.service';
 import { TierTransitions } from '../subscriptions/tier-transitions';
+import { UsersRepository } from '../users/users.repository';
 
 /** How long a downgraded user keeps the watch entries above the new capacity. */
 export const DOWNGRADE_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -27,6 +28,7 @@ export class DowngradeCleanupService implements OnApplicationBootstrap, OnApplic
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly transitions: TierTransitions,
+    private readonly users: UsersRepository,
     private readonly watchlist: WatchlistService,
     private readonly scheduler: SchedulerRegistry,
   ) {}
@@ -54,12 +56,8 @@ export class DowngradeCleanupService implements OnApplicationBootstrap, OnApplic
       await this.transitions.expireLapsed(manager, userId);
       // Clearing the moment is conditional on it being due; only the transaction that
       // cleared it trims, under the user's row lock that expireLapsed already holds.
-      const cleared = await manager.query<{ id: number }[]>(
-        `WITH cleared AS (UPDATE users SET downgraded_at = NULL WHERE id = $1 AND downgraded_at <= $2 RETURNING id)
-         SELECT id FROM cleared`,
-        [userId, new Date(this.clock.nowMs() - DOWNGRADE_GRACE_MS)],
-      );
-      const removed = cleared.length > 0 ? await this.watchlist.trimToCapacity(userId, manager) : 0;
+      const cleared = await this.users.clearDueDowngrade(manager, userId, new Date(this.clock.nowMs() - DOWNGRADE_GRACE_MS));
+      const removed = cleared ? await this.watchlist.trimToCapacity(userId, manager) : 0;
       return removed;
     });
   }
@@ -67,13 +65,8 @@ export class DowngradeCleanupService implements OnApplicationBootstrap, OnApplic
   /** Every user with a lapsed subscription or a due cleanup; returns users settled. */
   async runAll(): Promise<number> {
     const now = this.clock.now();
-    const users = await this.dataSource.query<{ id: number }[]>(
-      `SELECT id FROM users
-       WHERE (premium_tier <> 'none' AND (premium_until IS NULL OR premium_until <= $1))
-          OR downgraded_at <= $2`,
-      [now, new Date(now.getTime() - DOWNGRADE_GRACE_MS)],
-    );
-    for (const { id } of users) await this.settle(id);
-    return users.length;
+    const userIds = await this.users.findLapsedOrDue(now, new Date(now.getTime() - DOWNGRADE_GRACE_MS));
+    for (const id of userIds) await this.settle(id);
+    return userIds.length;
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
+import { UsersModule } from '../users/users.module';
 import { DowngradeCleanupInterceptor } from './downgrade-cleanup.interceptor';
 import { DowngradeCleanupService } from './downgrade-cleanup.service';
 import { WatchlistController } from './watchlist.controller';
@@ -7,7 +8,7 @@ import { WatchlistService } from './watchlist.service';
 
 /** The watchlist routes, the capacity they enforce, and the downgrade cleanup that trims to it. */
 @Module({
-  imports: [SubscriptionsModule],
+  imports: [SubscriptionsModule, UsersModule],
   controllers: [WatchlistController],
   providers: [WatchlistService, DowngradeCleanupService, DowngradeCleanupInterceptor],
   exports: [WatchlistService],
