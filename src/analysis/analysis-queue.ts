@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
@@ -127,7 +128,7 @@ export class AnalysisQueue {
     if (job.attempts >= this.config.ai.maxAttempts) {
       return (await this.markUnavailable(worker, job.rceptNo, reason)) ? 'UNAVAILABLE' : null;
     }
-    const backoff = Math.min(MAX_BACKOFF_MS, this.config.ai.retryBaseMs * 2 ** (job.attempts - 1));
+    const backoff = backoffMs(job.attempts, { baseMs: this.config.ai.retryBaseMs, maxMs: MAX_BACKOFF_MS });
     const retried = await this.release(worker, job.rceptNo, backoff, reason, false);
     return retried ? 'PENDING' : null;
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
@@ -46,7 +47,7 @@ export function planOutcome(
   if (result.ok) return { status: 'SENT', availableAt: null, error: null };
   if (result.failure === 'unregistered') return { status: 'UNREGISTERED', availableAt: null, error: result.error };
   if (result.failure === 'rejected' || attempts >= policy.maxAttempts) return { status: 'FAILED', availableAt: null, error: result.error };
-  const backoff = Math.min(MAX_BACKOFF_MS, policy.retryBaseMs * 2 ** (attempts - 1));
+  const backoff = backoffMs(attempts, { baseMs: policy.retryBaseMs, maxMs: MAX_BACKOFF_MS });
   return { status: 'PENDING', availableAt: new Date(nowMs + backoff), error: result.error };
 }
 

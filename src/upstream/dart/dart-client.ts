@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { backoffMs } from '../../common/backoff';
 import type { AppConfig } from '../../config/app-config';
 import { parseResultXml, readCorpCodeZip } from './corp-code-parser';
 import {
@@ -291,7 +292,8 @@ export class DartClient {
         if (attempt >= attempts) {
           throw new DartError('transient', error.status, `${error.message} (gave up after ${attempt} attempts)`);
         }
-        const delayMs = this.backoffMs(attempt);
+        // Up to 20 % jitter, so retrying clients spread out.
+        const delayMs = backoffMs(attempt, { baseMs: this.config.retryBaseMs, jitter: 0.2, random: this.random });
         this.logger.warn(`${endpoint}: ${error.status} on attempt ${attempt} of ${attempts}; retrying in ${delayMs} ms`);
         await this.sleep(delayMs);
       }
@@ -370,12 +372,6 @@ export class DartClient {
     }
     if (RETRYABLE_STATUSES.has(status)) return new DartError('transient', status, text);
     return new DartError('request', status, text);
-  }
-
-  /** `retryBaseMs * 2^(attempt-1)` plus up to 20 % jitter, so retrying clients spread out. */
-  private backoffMs(attempt: number): number {
-    const base = this.config.retryBaseMs * 2 ** (attempt - 1);
-    return Math.round(base * (1 + 0.2 * this.random()));
   }
 
   /** Defence in depth: text that came from elsewhere (an upstream message, a network error) never carries the key. */
