@@ -3,6 +3,7 @@ import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { UsersModule } from '../users/users.module';
 import { DowngradeCleanupInterceptor } from './downgrade-cleanup.interceptor';
 import { DowngradeCleanupService } from './downgrade-cleanup.service';
+import { WatchEntries } from './watch-entries';
 import { WatchlistController } from './watchlist.controller';
 import { WatchlistService } from './watchlist.service';
 
@@ -10,7 +11,7 @@ import { WatchlistService } from './watchlist.service';
 @Module({
   imports: [SubscriptionsModule, UsersModule],
   controllers: [WatchlistController],
-  providers: [WatchlistService, DowngradeCleanupService, DowngradeCleanupInterceptor],
+  providers: [WatchEntries, WatchlistService, DowngradeCleanupService, DowngradeCleanupInterceptor],
   exports: [WatchlistService],
 })
 export class WatchlistModule {}

@@ -5,6 +5,8 @@ import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import { activeTier, WATCHLIST_CAPACITY } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
+import { WatchEntries, type WatchRow } from './watch-entries';
 
 /** A watch entry as answered: the column names of `watch_stocks`, `created_at` in RFC 3339 UTC. */
 export interface WatchEntry {
@@ -24,12 +26,6 @@ export interface WatchlistCapacity {
   remaining: number;
 }
 
-type WatchRow = Omit<WatchEntry, 'created_at'> & { created_at: Date };
-
-const WATCH_COLUMNS = 'id, user_id, corp_code, corp_name, stock_code, notify_enabled, created_at';
-/** Newest first; the id breaks ties between entries added in the same microsecond. */
-const NEWEST_FIRST = 'created_at DESC, id DESC';
-
 /**
  * The watchlist. Adding is the only operation with a limit; it decides inside the
  * database, under a lock on the user's row, so parallel adds can never pass the
@@ -40,15 +36,13 @@ export class WatchlistService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly users: UsersRepository,
+    private readonly entries: WatchEntries,
   ) {}
 
   /** The user's entries, newest first. */
   async list(userId: number): Promise<WatchEntry[]> {
-    const rows = await this.dataSource.query<WatchRow[]>(
-      `SELECT ${WATCH_COLUMNS} FROM watch_stocks WHERE user_id = $1 ORDER BY ${NEWEST_FIRST}`,
-      [userId],
-    );
-    return rows.map(toEntry);
+    return (await this.entries.list(userId)).map(toEntry);
   }
 
   async capacity(userId: number): Promise<WatchlistCapacity> {
@@ -77,11 +71,11 @@ export class WatchlistService {
    */
   async add(userId: number, corpCode: string): Promise<WatchEntry> {
     return this.dataSource.transaction(async (manager) => {
-      const user = await this.lockUser(manager, userId);
+      const user = await this.users.lockPremium(manager, userId);
       if (!user) throw new AppError('UNAUTHORIZED', 'The account of this token no longer exists');
 
-      const existing = await this.findEntry(manager, userId, corpCode);
-      if (existing) return existing;
+      const existing = await this.entries.find(manager, userId, corpCode);
+      if (existing) return toEntry(existing);
 
       const [stock] = await manager.query<{ corp_name: string; stock_code: string }[]>(
         'SELECT corp_name, stock_code FROM stocks WHERE corp_code = $1',
@@ -90,45 +84,29 @@ export class WatchlistService {
       if (!stock) throw new AppError('UNKNOWN_STOCK', `corp_code ${corpCode} is not a listed company of the stock master`);
 
       const capacity = this.capacityOfTier(user);
-      const used = await this.countEntries(manager, userId);
+      const used = await this.entries.count(manager, userId);
       if (used >= capacity) {
         throw new AppError('WATCHLIST_FULL', `The watchlist is full (${used} of ${capacity})`, { capacity, used });
       }
 
       // The lock already excludes a concurrent insert of the same company; the
       // unique constraint stays the last word should another writer ever skip it.
-      const [inserted] = await manager.query<WatchRow[]>(
-        `INSERT INTO watch_stocks (user_id, corp_code, corp_name, stock_code) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (user_id, corp_code) DO NOTHING
-         RETURNING ${WATCH_COLUMNS}`,
-        [userId, corpCode, stock.corp_name, stock.stock_code],
-      );
+      const inserted = await this.entries.insert(manager, { userId, corpCode, corpName: stock.corp_name, stockCode: stock.stock_code });
       if (inserted) return toEntry(inserted);
-      const raced = await this.findEntry(manager, userId, corpCode);
+      const raced = await this.entries.find(manager, userId, corpCode);
       if (!raced) throw new Error(`watch entry ${userId}/${corpCode} neither inserted nor found`);
-      return raced;
+      return toEntry(raced);
     });
   }
 
   /** Removes an entry; 404 when the user has none for the company. */
   async remove(userId: number, corpCode: string): Promise<void> {
-    // Counted through a CTE: TypeORM's raw DELETE result is not the row list.
-    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
-      `WITH deleted AS (DELETE FROM watch_stocks WHERE user_id = $1 AND corp_code = $2 RETURNING 1)
-       SELECT count(*)::int AS n FROM deleted`,
-      [userId, corpCode],
-    );
-    if (n === 0) throw notOnWatchlist(corpCode);
+    if (!(await this.entries.remove(userId, corpCode))) throw notOnWatchlist(corpCode);
   }
 
   /** Turns push messages for one entry on or off and answers the entry. */
   async setNotify(userId: number, corpCode: string, notifyEnabled: boolean): Promise<WatchEntry> {
-    const [row] = await this.dataSource.query<WatchRow[]>(
-      `WITH updated AS (
-         UPDATE watch_stocks SET notify_enabled = $3 WHERE user_id = $1 AND corp_code = $2 RETURNING ${WATCH_COLUMNS}
-       ) SELECT ${WATCH_COLUMNS} FROM updated`,
-      [userId, corpCode, notifyEnabled],
-    );
+    const row = await this.entries.setNotify(userId, corpCode, notifyEnabled);
     if (!row) throw notOnWatchlist(corpCode);
     return toEntry(row);
   }
@@ -142,17 +120,9 @@ export class WatchlistService {
    */
   async trimToCapacity(userId: number, manager?: EntityManager): Promise<number> {
     if (!manager) return this.dataSource.transaction((own) => this.trimToCapacity(userId, own));
-    const user = await this.lockUser(manager, userId);
+    const user = await this.users.lockPremium(manager, userId);
     if (!user) return 0;
-    const [{ n }] = await manager.query<{ n: number }[]>(
-      `WITH surplus AS (
-         SELECT id FROM watch_stocks WHERE user_id = $1 ORDER BY ${NEWEST_FIRST} OFFSET $2
-       ), deleted AS (
-         DELETE FROM watch_stocks w USING surplus WHERE w.id = surplus.id RETURNING 1
-       ) SELECT count(*)::int AS n FROM deleted`,
-      [userId, this.capacityOfTier(user)],
-    );
-    return n;
+    return this.entries.keepNewest(manager, userId, this.capacityOfTier(user));
   }
 
   /** The watchlist capacity of a user's active tier now. */
@@ -160,32 +130,9 @@ export class WatchlistService {
     const tier = activeTier({ premiumTier: user.premium_tier, premiumUntil: user.premium_until }, this.clock.now());
     return WATCHLIST_CAPACITY[tier];
   }
-
-  private async lockUser(manager: EntityManager, userId: number): Promise<PremiumColumns | undefined> {
-    const [row] = await manager.query<PremiumColumns[]>(
-      'SELECT premium_tier, premium_until FROM users WHERE id = $1 FOR NO KEY UPDATE',
-      [userId],
-    );
-    return row;
-  }
-
-  private async findEntry(manager: EntityManager, userId: number, corpCode: string): Promise<WatchEntry | undefined> {
-    const [row] = await manager.query<WatchRow[]>(
-      `SELECT ${WATCH_COLUMNS} FROM watch_stocks WHERE user_id = $1 AND corp_code = $2`,
-      [userId, corpCode],
-    );
-    return row && toEntry(row);
-  }
-
-  private async countEntries(manager: EntityManager, userId: number): Promise<number> {
-    const [{ n }] = await manager.query<{ n: number }[]>(
-      'SELECT count(*)::int AS n FROM watch_stocks WHERE user_id = $1',
-      [userId],
-    );
-    return n;
-  }
 }
 
+/** The premium columns the capacity depends on. */
 interface PremiumColumns {
   premium_tier: PremiumTier;
   premium_until: Date | null;

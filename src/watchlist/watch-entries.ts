@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/** A row of `watch_stocks` as read, with the column names. */
+export interface WatchRow {
+  id: number;
+  user_id: number;
+  corp_code: string;
+  corp_name: string;
+  stock_code: string | null;
+  notify_enabled: boolean;
+  created_at: Date;
+}
+
+const WATCH_COLUMNS = 'id, user_id, corp_code, corp_name, stock_code, notify_enabled, created_at';
+/** Newest first; the id breaks ties between entries added in the same microsecond. */
+const NEWEST_FIRST = 'created_at DESC, id DESC';
+
+/**
+ * Owner of table watch_stocks: the only writer. The capacity rule lives in
+ * WatchlistService, which calls the methods that take a `manager` under the user's
+ * row lock (UsersRepository.lockPremium). The push fan-out reads the table in a join.
+ */
+@Injectable()
+export class WatchEntries {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The user's entries, newest first. */
+  async list(userId: number): Promise<WatchRow[]> {
+    return this.dataSource.query<WatchRow[]>(`SELECT ${WATCH_COLUMNS} FROM watch_stocks WHERE user_id = $1 ORDER BY ${NEWEST_FIRST}`, [
+      userId,
+    ]);
+  }
+
+  async find(manager: EntityManager, userId: number, corpCode: string): Promise<WatchRow | undefined> {
+    const [row] = await manager.query<WatchRow[]>(`SELECT ${WATCH_COLUMNS} FROM watch_stocks WHERE user_id = $1 AND corp_code = $2`, [
+      userId,
+      corpCode,
+    ]);
+    return row;
+  }
+
+  async count(manager: EntityManager, userId: number): Promise<number> {
+    const [{ n }] = await manager.query<{ n: number }[]>('SELECT count(*)::int AS n FROM watch_stocks WHERE user_id = $1', [userId]);
+    return n;
+  }
+
+  /** Inserts an entry; undefined when (user, company) already exists (the unique constraint decides). */
+  async insert(
+    manager: EntityManager,
+    entry: { userId: number; corpCode: string; corpName: string; stockCode: string | null },
+  ): Promise<WatchRow | undefined> {
+    const [inserted] = await manager.query<WatchRow[]>(
+      `INSERT INTO watch_stocks (user_id, corp_code, corp_name, stock_code) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (user_id, corp_code) DO NOTHING
+       RETURNING ${WATCH_COLUMNS}`,
+      [entry.userId, entry.corpCode, entry.corpName, entry.stockCode],
+    );
+    return inserted;
+  }
+
+  /** Removes an entry; false when the user had none for the company. */
+  async remove(userId: number, corpCode: string): Promise<boolean> {
+    // Counted through a CTE: TypeORM's raw DELETE result is not the row list.
+    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
+      `WITH deleted AS (DELETE FROM watch_stocks WHERE user_id = $1 AND corp_code = $2 RETURNING 1)
+       SELECT count(*)::int AS n FROM deleted`,
+      [userId, corpCode],
+    );
+    return n > 0;
+  }
+
+  /** Sets notify_enabled of one entry and answers it; undefined when there is no such entry. */
+  async setNotify(userId: number, corpCode: string, notifyEnabled: boolean): Promise<WatchRow | undefined> {
+    const [row] = await this.dataSource.query<WatchRow[]>(
+      `WITH updated AS (
+         UPDATE watch_stocks SET notify_enabled = $3 WHERE user_id = $1 AND corp_code = $2 RETURNING ${WATCH_COLUMNS}
+       ) SELECT ${WATCH_COLUMNS} FROM updated`,
+      [userId, corpCode, notifyEnabled],
+    );
+    return row;
+  }
+
+  /** Deletes all but the newest `keep` entries of the user; returns how many were removed. */
+  async keepNewest(manager: EntityManager, userId: number, keep: number): Promise<number> {
+    const [{ n }] = await manager.query<{ n: number }[]>(
+      `WITH surplus AS (
+         SELECT id FROM watch_stocks WHERE user_id = $1 ORDER BY ${NEWEST_FIRST} OFFSET $2
+       ), deleted AS (
+         DELETE FROM watch_stocks w USING surplus WHERE w.id = surplus.id RETURNING 1
+       ) SELECT count(*)::int AS n FROM deleted`,
+      [userId, keep],
+    );
+    return n;
+  }
+}
