@@ -9,13 +9,23 @@ export class ConfigError extends Error {
   }
 }
 
+/** One day in milliseconds, for the bounds of duration variables. */
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
 export class EnvReader {
   private readonly problems: string[] = [];
+  private readonly names = new Set<string>();
 
   constructor(private readonly env: Record<string, string | undefined>) {}
 
+  /** Every variable asked for so far, set or not (a test checks each one is documented). */
+  get variablesRead(): ReadonlySet<string> {
+    return this.names;
+  }
+
   /** The trimmed value, or undefined when the variable is unset or blank. */
   raw(name: string): string | undefined {
+    this.names.add(name);
     const value = this.env[name]?.trim();
     return value === undefined || value === '' ? undefined : value;
   }
@@ -26,6 +36,11 @@ export class EnvReader {
 
   optionalString(name: string): string | undefined {
     return this.raw(name);
+  }
+
+  /** A comma-separated list, items trimmed, empty items dropped. */
+  list(name: string, fallback: string): string[] {
+    return splitList(this.string(name, fallback));
   }
 
   integer(name: string, fallback: number, range: { min: number; max: number }): number {
@@ -84,4 +99,11 @@ export class EnvReader {
   assertValid(): void {
     if (this.problems.length > 0) throw new ConfigError(this.problems);
   }
+}
+
+export function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }

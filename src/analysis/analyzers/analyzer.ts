@@ -1,4 +1,4 @@
-import type { AiProvider } from '../../config/app-config';
+import type { AiProvider } from '../analysis.config';
 
 /** What an analyzer is given: the filing's metadata and its text, already cut to fit. */
 export interface AnalysisInput {

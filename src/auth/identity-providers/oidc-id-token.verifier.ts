@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { AppError } from '../../common/errors/app-error';
-import type { OidcProviderConfig } from '../../config/app-config';
+import type { OidcProviderConfig } from '../auth.config';
 
 /**
  * Verifies an OpenID Connect identity token against the provider's published

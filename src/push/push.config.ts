@@ -1,0 +1,28 @@
+import { DAY_MS, type EnvReader } from '../config/env-reader';
+
+/** New-filing push: the Firebase account and how the dispatcher sends and retries. */
+export interface PushConfig {
+  /** Service-account JSON or a path to it; push is on when it is set (App Check verifies tokens with it too). */
+  firebaseServiceAccount?: string;
+  push: {
+    /** sendEach batches (of up to 500 messages) in flight at once on each instance. */
+    concurrency: number;
+    /** Attempts per message before a transient failure is final; retries back off exponentially from `retryBaseMs`. */
+    maxAttempts: number;
+    retryBaseMs: number;
+    /** How long a claimed batch stays with its sender; a batch still unanswered after that is never resent. */
+    leaseMs: number;
+  };
+}
+
+export function pushConfig(read: EnvReader): PushConfig {
+  return {
+    firebaseServiceAccount: read.optionalString('FIREBASE_SERVICE_ACCOUNT'),
+    push: {
+      concurrency: read.integer('PUSH_CONCURRENCY', 4, { min: 1, max: 32 }),
+      maxAttempts: read.integer('PUSH_MAX_ATTEMPTS', 5, { min: 1, max: 20 }),
+      retryBaseMs: read.integer('PUSH_RETRY_BASE_MS', 10_000, { min: 1, max: 60 * 60_000 }),
+      leaseMs: read.integer('PUSH_LEASE_MS', 5 * 60_000, { min: 1000, max: DAY_MS }),
+    },
+  };
+}
