@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+import { QuotaStore } from './quota-store';
 import { QuotaService } from './quota.service';
 
 @Module({
-  providers: [QuotaService],
+  providers: [QuotaStore, QuotaService],
   exports: [QuotaService],
 })
 export class QuotaModule {}

@@ -5,6 +5,7 @@ import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import { activeTier, WEEKLY_REVEAL_LIMIT } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
+import { QuotaStore } from './quota-store';
 import { nextResetAfter, weekStartOf } from './quota-week';
 
 /** The specification's quota response. */
@@ -29,14 +30,16 @@ export interface QuotaState {
 /**
  * The weekly reveal quota. The row is created on first use and reset lazily (to 0,
  * also from below 0) by any read, reveal or reward in a new week. Every change is a
- * single conditional statement, so concurrent requests can never pass the limit.
- * Methods taking an EntityManager run inside the caller's transaction.
+ * single conditional statement of QuotaStore (the owner of quota_usage), so concurrent
+ * requests can never pass the limit. Methods taking an EntityManager run inside the
+ * caller's transaction.
  */
 @Injectable()
 export class QuotaService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly store: QuotaStore,
   ) {}
 
   /** The quota of a user, creating or rolling over its row. */
@@ -56,46 +59,22 @@ export class QuotaService {
   async current(manager: EntityManager, userId: number): Promise<QuotaState> {
     const now = this.clock.now();
     const weekStart = weekStartOf(now);
-    await manager.query(
-      `INSERT INTO quota_usage (user_id, week_start, weekly_used) VALUES ($1, $2, 0)
-       ON CONFLICT (user_id) DO UPDATE SET week_start = EXCLUDED.week_start, weekly_used = 0, updated_at = now()
-       WHERE quota_usage.week_start <> EXCLUDED.week_start`,
-      [userId, weekStart],
-    );
-    const [row] = await manager.query<
-      { weekly_used: number; premium_tier: PremiumTier; premium_until: Date | null }[]
-    >(
-      `SELECT q.weekly_used, u.premium_tier, u.premium_until
-       FROM quota_usage q JOIN users u ON u.id = q.user_id WHERE q.user_id = $1`,
-      [userId],
-    );
+    await this.store.startWeek(manager, userId, weekStart);
+    const row = await this.store.read(manager, userId);
     if (!row) throw new AppError('UNAUTHORIZED', 'The account of this token no longer exists');
     const tier = activeTier({ premiumTier: row.premium_tier, premiumUntil: row.premium_until }, now);
     return { tier, weeklyUsed: row.weekly_used, weeklyLimit: WEEKLY_REVEAL_LIMIT[tier], weekStart };
   }
 
-  /**
-   * Takes one unit if the limit allows it and returns the new used count, or null
-   * when the quota is spent: the condition is checked by the UPDATE itself, under
-   * the row lock.
-   */
+  /** Takes one unit if the limit allows it; the new used count, or null when the quota is spent. */
   async charge(manager: EntityManager, userId: number, limit: number): Promise<number | null> {
-    const rows = await manager.query<{ weekly_used: number }[]>(
-      `WITH charged AS (
-         UPDATE quota_usage SET weekly_used = weekly_used + 1, updated_at = now()
-         WHERE user_id = $1 AND weekly_used < $2 RETURNING weekly_used
-       ) SELECT weekly_used FROM charged`,
-      [userId, limit],
-    );
-    return rows[0]?.weekly_used ?? null;
+    return this.store.charge(manager, userId, limit);
   }
 
   /** Gives one unit back (an ad reward); the used count may go below 0. */
   async reward(manager: EntityManager, userId: number): Promise<void> {
     await this.current(manager, userId);
-    await manager.query('UPDATE quota_usage SET weekly_used = weekly_used - 1, updated_at = now() WHERE user_id = $1', [
-      userId,
-    ]);
+    await this.store.giveBack(manager, userId);
   }
 }
 
