@@ -1,6 +1,6 @@
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import request from 'supertest';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
+import { bearerFor, createUser } from '../support/fixtures';
 import { type HttpDouble, sendJson, startHttpDouble } from '../support/http-double';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -79,14 +79,8 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     await keyServer?.close();
   });
 
-  async function createUser(): Promise<number> {
-    const [row] = await t.dataSource.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id');
-    return row.id;
-  }
-
   async function weeklyUsed(userId: number): Promise<number> {
-    const token = t.app.get(ServiceTokenService).issue(userId);
-    const res = await request(t.http).get('/api/v1/quota').set('Authorization', `Bearer ${token}`).expect(200);
+    const res = await request(t.http).get('/api/v1/quota').set('Authorization', bearerFor(t, userId)).expect(200);
     return res.body.weekly_used as number;
   }
 
@@ -140,7 +134,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     // First in the file: nothing has fetched the keys yet.
     it('are fetched once for many callbacks, also concurrent ones', async () => {
       expect(keyServer.requests).toHaveLength(0);
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const before = await weeklyUsed(userId);
 
       const concurrent = await Promise.all(Array.from({ length: 4 }, () => callback(callbackQuery({ userId }))));
@@ -155,7 +149,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
       keyServer.publish(keyA, keyB);
       t.clock.advance(61_000);
       const fetches = keyServer.requests.length;
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const before = await weeklyUsed(userId);
 
       await callback(callbackQuery({ userId }, keyB)).expect(200, { granted: true });
@@ -170,7 +164,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     it('are not fetched more than once a minute however many unknown key_ids arrive', async () => {
       t.clock.advance(61_000);
       const fetches = keyServer.requests.length;
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const unknownKey = newSigningKey(999_000_001);
 
       const first = await callback(callbackQuery({ userId }, unknownKey)).expect(403);
@@ -188,7 +182,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     });
 
     it('are cached for at most 24 hours', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       // Whatever the cache holds has expired a day later: this callback fetches.
       t.clock.advance(DAY_MS);
       const before = keyServer.requests.length;
@@ -206,7 +200,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     });
 
     it('answer 503 and grant nothing while they cannot be fetched', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       keyServer.setFailing(true);
       t.clock.advance(DAY_MS);
       try {
@@ -227,7 +221,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
 
   describe('a valid callback', () => {
     it('grants exactly one credit and records the transaction', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const before = await weeklyUsed(userId);
       const transactionId = newTransactionId();
 
@@ -242,14 +236,14 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     });
 
     it('needs no JWT and ignores one that is sent', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const before = await weeklyUsed(userId);
       await callback(callbackQuery({ userId })).set('Authorization', 'Bearer not-a-token').expect(200);
       expect(await weeklyUsed(userId)).toBe(before - 1);
     });
 
     it('answers 200 again for the same transaction_id and grants nothing', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const query = callbackQuery({ userId });
       await callback(query).expect(200, { granted: true });
       const after = await weeklyUsed(userId);
@@ -260,7 +254,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     });
 
     it('grants once when identical callbacks arrive in parallel', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const before = await weeklyUsed(userId);
       const query = callbackQuery({ userId });
 
@@ -271,7 +265,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     });
 
     it('is accepted with key_id inside the signed part', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const before = await weeklyUsed(userId);
       const message = `${signedPart({ userId })}&key_id=${keyA.keyId}`;
       await callback(`${message}&signature=${signature(message, keyA)}`).expect(200, { granted: true });
@@ -279,19 +273,19 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     });
 
     it('is accepted for every allowed ad unit, whether configured short or in full', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await callback(callbackQuery({ userId, adUnit: OTHER_ALLOWED_AD_UNIT })).expect(200, { granted: true });
       await callback(callbackQuery({ userId, adUnit: AD_UNIT })).expect(200, { granted: true });
     });
 
     it('takes a timestamp up to an hour old and a little ahead of our clock', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await callback(callbackQuery({ userId, timestamp: t.clock.nowMs() - 59 * 60_000 })).expect(200);
       await callback(callbackQuery({ userId, timestamp: t.clock.nowMs() + 60_000 })).expect(200);
     });
 
     it('can take the used count below 0', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       expect(await weeklyUsed(userId)).toBe(0);
       await callback(callbackQuery({ userId })).expect(200);
       await callback(callbackQuery({ userId })).expect(200);
@@ -299,7 +293,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     });
 
     it('is never rate limited (it is a GET)', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const results = [];
       for (let i = 0; i < 25; i++) results.push((await callback(callbackQuery({ userId }))).status);
       expect(results).toEqual(Array(25).fill(200));
@@ -310,7 +304,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     let userId: number;
 
     beforeAll(async () => {
-      userId = await createUser();
+      userId = await createUser(t.dataSource);
     });
 
     /** Each case builds its query for a fresh transaction id and says what answer it expects. */
@@ -435,7 +429,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
     });
 
     it('answers a user deleted since the ad was watched with 400', async () => {
-      const gone = await createUser();
+      const gone = await createUser(t.dataSource);
       await t.dataSource.query('DELETE FROM users WHERE id = $1', [gone]);
       const res = await callback(callbackQuery({ userId: gone })).expect(400);
       expect(res.body.code).toBe('AD_USER_UNKNOWN');

@@ -3,9 +3,9 @@ import { AnalysisQueue } from '../../src/analysis/analysis-queue';
 import { AnalysisSchedulerService } from '../../src/analysis/analysis-scheduler.service';
 import { validAnswer } from '../../src/analysis/analyzers/testing/analysis-answers';
 import { type ModelServerDouble, startModelServerDouble } from '../../src/analysis/analyzers/testing/model-server-double';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
 import { DisclosureIngestService } from '../../src/disclosures/disclosure-ingest.service';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
+import { createUser, serviceTokenFor } from '../support/fixtures';
 import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 
 /** A DART-style document whose extracted text is about `chars` characters long. */
@@ -89,11 +89,8 @@ describe('analyses and the reveal economy', () => {
   };
   const chatCalls = () => model.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
   async function tokenFor(tier: 'none' | 'pro' = 'none'): Promise<{ token: string; userId: number }> {
-    const [{ id }] = await t.dataSource.query(
-      `INSERT INTO users (premium_tier, premium_until) VALUES ($1, $2) RETURNING id`,
-      [tier, tier === 'none' ? null : new Date(t.clock.nowMs() + 30 * 24 * 3600_000)],
-    );
-    return { token: t.app.get(ServiceTokenService).issue(id), userId: id };
+    const id = await createUser(t.dataSource, { tier, until: tier === 'none' ? null : new Date(t.clock.nowMs() + 30 * 24 * 3600_000) });
+    return { token: serviceTokenFor(t, id), userId: id };
   }
   async function analysed(chars: number): Promise<DartFiling> {
     const filing = await newFiling(chars);
@@ -327,7 +324,7 @@ describe('analyses and the reveal economy', () => {
 
       // A new week (Monday 00:00 in Korea) gives the quota back.
       t.clock.advance(7 * 24 * 3600_000);
-      const nextWeekToken = t.app.get(ServiceTokenService).issue(userId);
+      const nextWeekToken = serviceTokenFor(t, userId);
       expect((await reveal(fresh.rcept_no, nextWeekToken).expect(200)).body.quota).toMatchObject({ weekly_used: 1, remaining: 9 });
       t.clock.set(new Date());
     });

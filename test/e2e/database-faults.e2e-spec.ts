@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import request from 'supertest';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
 import { isDatabaseUnavailable } from '../../src/database/database-errors';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { createUser, serviceTokenFor } from '../support/fixtures';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /** The requirement's bound: a dead or hung database never holds a request this long. */
@@ -31,8 +31,7 @@ describe('database faults', () => {
     clusterDir = path.join(dir, 'cluster');
     cluster = await startCluster();
     t = await startTestApp({ database: { url: cluster.url, drop: async () => undefined } });
-    const [user] = await t.dataSource.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id');
-    token = t.app.get(ServiceTokenService).issue(user.id);
+    token = serviceTokenFor(t, await createUser(t.dataSource));
   }, 120_000);
 
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { DisclosuresService } from '../../src/disclosures/disclosures.service';
+import { type AnalysisStatus, insertAnalyses, insertFilings } from '../support/fixtures';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
 interface Seed {
@@ -8,11 +9,12 @@ interface Seed {
   rcept_dt: string;
   /** Seconds after a fixed base; ties on date are broken by it, then by rcept_no. */
   created: number;
-  analysis?: { status: string; one_liner: string | null };
+  analysis?: { status: AnalysisStatus; one_liner: string | null };
 }
 
 const CORP_A = '00000001';
 const CORP_B = '00000002';
+const CREATED_BASE_MS = Date.UTC(2026, 0, 1);
 
 /**
  * Reads against filings written straight into the database, so the expected
@@ -52,18 +54,22 @@ describe('reading filings', () => {
     add({ rcept_no: rcept('20261120', 3), corp_code: CORP_B, rcept_dt: '20261120', created: 9000 });
     add({ rcept_no: rcept('20261119', 9), corp_code: CORP_B, rcept_dt: '20261119', created: 9999, analysis: { status: 'COMPLETED', one_liner: '하루 전' } });
 
-    await t.dataSource.query(
-      `INSERT INTO disclosures (rcept_no, corp_code, corp_name, stock_code, report_name, rcept_dt, submitter, created_at)
-       SELECT r, c, 'Company ' || c, '005930', 'Report ' || r, d, 'Filer', timestamptz '2026-01-01 00:00:00+00' + make_interval(secs => s)
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS x(r, c, d, s)`,
-      [seeds.map((s) => s.rcept_no), seeds.map((s) => s.corp_code), seeds.map((s) => s.rcept_dt), seeds.map((s) => s.created)],
+    await insertFilings(
+      t.dataSource,
+      seeds.map((s) => ({
+        rcept_no: s.rcept_no,
+        corp_code: s.corp_code,
+        corp_name: `Company ${s.corp_code}`,
+        stock_code: '005930',
+        report_name: `Report ${s.rcept_no}`,
+        rcept_dt: s.rcept_dt,
+        submitter: 'Filer',
+        created_at: new Date(CREATED_BASE_MS + s.created * 1000),
+      })),
     );
-    const analysed = seeds.filter((s) => s.analysis);
-    await t.dataSource.query(
-      `INSERT INTO analyses (rcept_no, status, one_liner, result, doc_length)
-       SELECT r, st, ol, CASE WHEN st = 'COMPLETED' THEN '{}'::jsonb END, CASE WHEN st = 'COMPLETED' THEN 2000 END
-       FROM unnest($1::text[], $2::text[], $3::text[]) AS x(r, st, ol)`,
-      [analysed.map((s) => s.rcept_no), analysed.map((s) => s.analysis!.status), analysed.map((s) => s.analysis!.one_liner)],
+    await insertAnalyses(
+      t.dataSource,
+      seeds.flatMap((s) => (s.analysis ? [{ rcept_no: s.rcept_no, ...s.analysis }] : [])),
     );
   });
   afterAll(() => t?.close());
@@ -193,10 +199,7 @@ describe('reading filings', () => {
 
     it('serves the stored answer until its time to live has passed', async () => {
       const first = await get('/api/v1/disclosures/recent', { limit: 1 }).expect(200);
-      await t.dataSource.query(
-        `INSERT INTO disclosures (rcept_no, corp_code, corp_name, report_name, rcept_dt) VALUES ('20261231000001', $1, 'New', 'New report', '20261231')`,
-        [CORP_B],
-      );
+      await insertFilings(t.dataSource, [{ rcept_no: '20261231000001', corp_code: CORP_B, corp_name: 'New', report_name: 'New report' }]);
       t.clock.advance(29_000);
       expect((await get('/api/v1/disclosures/recent', { limit: 1 }).expect(200)).body).toEqual(first.body);
       t.clock.advance(2_000);
@@ -205,10 +208,7 @@ describe('reading filings', () => {
 
     it('caches a 404 for 5 seconds', async () => {
       await get('/api/v1/disclosures/20261231000002').expect(404);
-      await t.dataSource.query(
-        `INSERT INTO disclosures (rcept_no, corp_code, corp_name, report_name, rcept_dt) VALUES ('20261231000002', $1, 'New', 'Late', '20261231')`,
-        [CORP_B],
-      );
+      await insertFilings(t.dataSource, [{ rcept_no: '20261231000002', corp_code: CORP_B, corp_name: 'New', report_name: 'Late' }]);
       await get('/api/v1/disclosures/20261231000002').expect(404);
       t.clock.advance(5_001);
       await get('/api/v1/disclosures/20261231000002').expect(200);

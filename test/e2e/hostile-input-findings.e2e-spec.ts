@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
 import request from 'supertest';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
+import { bearerFor, createUser, insertAnalyses, insertFilings } from '../support/fixtures';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
 /**
@@ -20,11 +20,7 @@ describe('hostile input gets a 4xx, never a 500', () => {
     await t?.close();
   });
 
-  async function createUser(): Promise<number> {
-    const [row] = await t.dataSource.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id');
-    return row.id;
-  }
-  const bearer = (userId: number) => `Bearer ${t.app.get(ServiceTokenService).issue(userId)}`;
+  const bearer = (userId: number) => bearerFor(t, userId);
   const nested = (depth: number, leaf = '1') => '['.repeat(depth) + leaf + ']'.repeat(depth);
   /** ASCII that does not compress, so PostgreSQL stores it in an index entry byte for byte. */
   const randomAscii = (length: number) => randomBytes(length).toString('base64url').slice(0, length);
@@ -32,16 +28,8 @@ describe('hostile input gets a 4xx, never a 500', () => {
   /** A filing with a completed analysis that is not short, so a reveal inserts and charges. */
   async function createRevealableFiling(): Promise<string> {
     const rceptNo = `2026111899${String(++filingSerial).padStart(4, '0')}`;
-    await t.dataSource.query(
-      `INSERT INTO disclosures (rcept_no, corp_code, corp_name, report_name, rcept_dt)
-       VALUES ($1, '00126380', 'Samsung', 'Report', '20261118')`,
-      [rceptNo],
-    );
-    await t.dataSource.query(
-      `INSERT INTO analyses (rcept_no, status, one_liner, result, doc_length)
-       VALUES ($1, 'COMPLETED', 'One line', '{"summary":"x"}', 5000)`,
-      [rceptNo],
-    );
+    await insertFilings(t.dataSource, [{ rcept_no: rceptNo, corp_code: '00126380', corp_name: 'Samsung', report_name: 'Report', rcept_dt: '20261118' }]);
+    await insertAnalyses(t.dataSource, [{ rcept_no: rceptNo, one_liner: 'One line', result: { summary: 'x' }, doc_length: 5000 }]);
     return rceptNo;
   }
 
@@ -63,14 +51,14 @@ describe('hostile input gets a 4xx, never a 500', () => {
 
       const signedIn = await request(t.http)
         .post('/api/v1/watchlist')
-        .set('Authorization', bearer(await createUser()))
+        .set('Authorization', bearer(await createUser(t.dataSource)))
         .set('Content-Type', 'application/json')
         .send(nested(20_000));
       expectErrorBody(signedIn, 400, 'BAD_REQUEST');
     });
 
     it('lets a body nested 32 levels through to validation (the bound is not a limit on real bodies)', async () => {
-      const authorization = bearer(await createUser());
+      const authorization = bearer(await createUser(t.dataSource));
       // 1 level for the object, 31 for the undeclared property that validation strips.
       const body = (extraDepth: number) =>
         `{"fcm_token":"${randomAscii(160)}","platform":"ios","extra":${nested(extraDepth)}}`;
@@ -132,7 +120,7 @@ describe('hostile input gets a 4xx, never a 500', () => {
 
   describe('push tokens against the btree limit', () => {
     it('answers 400 to a token over 2,700 bytes and stores nothing', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const fcmToken = randomAscii(3000);
       const res = await request(t.http)
         .post('/api/v1/push/fcm-token')
@@ -144,7 +132,7 @@ describe('hostile input gets a 4xx, never a 500', () => {
     });
 
     it('stores a token of the maximum length in push_tokens and in a push delivery', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const fcmToken = randomAscii(1024);
       await request(t.http)
         .post('/api/v1/push/fcm-token')
@@ -165,7 +153,7 @@ describe('hostile input gets a 4xx, never a 500', () => {
     it('answers 400 to an Android purchase token longer than store_purchases.store_ref', async () => {
       const res = await request(t.http)
         .post('/api/v1/subscription/verify')
-        .set('Authorization', bearer(await createUser()))
+        .set('Authorization', bearer(await createUser(t.dataSource)))
         .send({ platform: 'android', token: randomAscii(513), product_id: 'service.pro.monthly' });
       expectErrorBody(res, 400, 'VALIDATION_FAILED');
       expect(res.body.message).toBe('token must be at most 512 characters for android');
@@ -181,7 +169,7 @@ describe('hostile input gets a 4xx, never a 500', () => {
     });
 
     it('still accepts the largest users.id', async () => {
-      await t.dataSource.query('INSERT INTO users (id) VALUES (2147483647)');
+      await createUser(t.dataSource, { id: 2_147_483_647 });
       const res = await request(t.http).get('/api/v1/auth/me').set('Authorization', bearer(2_147_483_647)).expect(200);
       expect(res.body).toEqual({ user_id: 2_147_483_647 });
     });
@@ -194,7 +182,7 @@ describe('hostile input gets a 4xx, never a 500', () => {
      * waits on the row lock; the delete then commits and the insert finds no user.
      */
     async function answerWhileWithdrawn(send: (userId: number) => request.Test): Promise<request.Response> {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const withdrawal = t.dataSource.createQueryRunner();
       await withdrawal.connect();
       try {
@@ -256,7 +244,7 @@ describe('hostile input gets a 4xx, never a 500', () => {
       const rceptNo = await createRevealableFiling();
       const statuses = new Map<string, Set<number>>();
       for (let round = 0; round < 25; round++) {
-        const userId = await createUser();
+        const userId = await createUser(t.dataSource);
         const racing: [string, request.Test][] = [
           ...routes.map(([route, send]): [string, request.Test] => [route, send(userId, rceptNo)]),
           ['POST /api/v1/watchlist', request(t.http).post('/api/v1/watchlist').set('Authorization', bearer(userId)).send({ corp_code: '00126380' })],

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { JwtService } from '@nestjs/jwt';
 import request from 'supertest';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
 import { buildOpenApiDocument } from '../../src/common/http/swagger';
+import { bearerFor, createUser } from '../support/fixtures';
 import { ADMIN_KEY, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 
 /**
@@ -279,7 +279,7 @@ describe('hostile input on every route: no 5xx, no internals, the contract error
     const now = Math.floor(t.clock.nowMs() / 1000);
     const outOfRangeSub = t.app.get(JwtService).sign({ sub: '9999999999', iat: now, exp: now + 3600 });
     authorization = (credentials) => {
-      const user = { Authorization: `Bearer ${t.app.get(ServiceTokenService).issue(signedInUserId)}` };
+      const user = { Authorization: bearerFor(t, signedInUserId) };
       const admin = { 'X-Admin-Key': ADMIN_KEY };
       switch (credentials) {
         case 'anonymous':
@@ -300,8 +300,6 @@ describe('hostile input on every route: no 5xx, no internals, the contract error
 
   /** A fresh user per route: a generated `X-Confirm-Withdraw: yes` may withdraw the previous one. */
   let signedInUserId: number;
-  const createUser = async () =>
-    (await t.dataSource.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id'))[0].id;
 
   afterAll(async () => {
     await t?.close();
@@ -352,7 +350,7 @@ describe('hostile input on every route: no 5xx, no internals, the contract error
     const started = Date.now();
     const statuses = new Map<string, Map<number, number>>();
     for (const [index, route] of routes.entries()) {
-      signedInUserId = await createUser();
+      signedInUserId = await createUser(t.dataSource);
       const seen = new Map<number, number>();
       statuses.set(`${route.method.toUpperCase()} ${route.path}`, seen);
       try {

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { insertAnalyses, insertFilings } from '../support/fixtures';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
 /** 23:59 on 2026-11-20 in Korea (UTC+9). */
@@ -11,16 +12,14 @@ describe('HTTP cache on the real routes', () => {
   beforeAll(async () => {
     t = await startTestApp({ rateLimits: RELAXED_RATE_LIMITS });
     // One summarised filing on each side of midnight KST.
-    await t.dataSource.query(
-      `INSERT INTO disclosures (rcept_no, corp_code, corp_name, stock_code, report_name, rcept_dt) VALUES
-         ('20261120000001', '40000001', '오늘상사', '400001', 'report', '20261120'),
-         ('20261121000001', '40000002', '내일상사', '400002', 'report', '20261121')`,
-    );
-    await t.dataSource.query(
-      `INSERT INTO analyses (rcept_no, status, one_liner, result, doc_length) VALUES
-         ('20261120000001', 'COMPLETED', '요약', '{}'::jsonb, 2000),
-         ('20261121000001', 'COMPLETED', '요약', '{}'::jsonb, 2000)`,
-    );
+    await insertFilings(t.dataSource, [
+      { rcept_no: '20261120000001', corp_code: '40000001', corp_name: '오늘상사', stock_code: '400001', report_name: 'report' },
+      { rcept_no: '20261121000001', corp_code: '40000002', corp_name: '내일상사', stock_code: '400002', report_name: 'report' },
+    ]);
+    await insertAnalyses(t.dataSource, [
+      { rcept_no: '20261120000001', one_liner: '요약' },
+      { rcept_no: '20261121000001', one_liner: '요약' },
+    ]);
   });
   afterAll(() => t?.close());
 

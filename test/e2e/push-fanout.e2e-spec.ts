@@ -11,17 +11,13 @@ import { RecordingPushSender } from '../../src/push/testing/recording-push-sende
 import type { SandboxCompany } from '../../src/sandbox/dart/dart-sandbox';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { FakeClock } from '../support/fake-clock';
+import { createUser, createUsers } from '../support/fixtures';
 import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /** A sender double in place of FCM. */
 const senderOverride = (sender: PushSender) => [{ provide: PushSender, useValue: sender }];
-
-async function newUser(db: DataSource): Promise<number> {
-  const [{ id }] = await db.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id');
-  return id;
-}
 
 async function watch(db: DataSource, userId: number, corpCode: string, notify = true): Promise<void> {
   await db.query('INSERT INTO watch_stocks (user_id, corp_code, corp_name, notify_enabled) VALUES ($1, $2, $3, $4)', [
@@ -40,9 +36,7 @@ async function addToken(db: DataSource, userId: number, platform: 'ios' | 'andro
 
 /** `users` users watching `corpCode` with notifications on, two tokens each; answers the tokens. */
 async function seedWatchers(db: DataSource, corpCode: string, users: number): Promise<string[]> {
-  const ids = (
-    await db.query<{ id: number }[]>("INSERT INTO users (premium_tier) SELECT 'none' FROM generate_series(1, $1) RETURNING id", [users])
-  ).map((row) => row.id);
+  const ids = await createUsers(db, users);
   await db.query(
     `INSERT INTO watch_stocks (user_id, corp_code, corp_name) SELECT id, $2, 'bulk' FROM unnest($1::int[]) AS u(id)`,
     [ids, corpCode],
@@ -148,22 +142,22 @@ describe('new-filing push', () => {
 
   it('reaches every token of every watcher with notifications on, once, with the filing and a Korean title and body', async () => {
     const [watched, other] = [company(), company()];
-    const twoDevices = await newUser(t.dataSource);
+    const twoDevices = await createUser(t.dataSource);
     await watch(t.dataSource, twoDevices, watched.corpCode);
     const phone = await addToken(t.dataSource, twoDevices, 'android');
     const tablet = await addToken(t.dataSource, twoDevices, 'ios');
-    const oneDevice = await newUser(t.dataSource);
+    const oneDevice = await createUser(t.dataSource);
     await watch(t.dataSource, oneDevice, watched.corpCode);
     const single = await addToken(t.dataSource, oneDevice, 'ios');
     // Not to be reached: notifications off, another company, no token, no watch.
-    const muted = await newUser(t.dataSource);
+    const muted = await createUser(t.dataSource);
     await watch(t.dataSource, muted, watched.corpCode, false);
     const mutedToken = await addToken(t.dataSource, muted);
-    const elsewhere = await newUser(t.dataSource);
+    const elsewhere = await createUser(t.dataSource);
     await watch(t.dataSource, elsewhere, other.corpCode);
     const elsewhereToken = await addToken(t.dataSource, elsewhere);
-    await watch(t.dataSource, await newUser(t.dataSource), watched.corpCode);
-    const bystanderToken = await addToken(t.dataSource, await newUser(t.dataSource));
+    await watch(t.dataSource, await createUser(t.dataSource), watched.corpCode);
+    const bystanderToken = await addToken(t.dataSource, await createUser(t.dataSource));
 
     const filing = await newFiling(watched.corpCode, '주요사항보고서(유상증자결정)');
     const rows = await settled(t.dataSource, filing.rcept_no);
@@ -199,7 +193,7 @@ describe('new-filing push', () => {
 
   it('notifies of filings that an admin fetch finds for today, never of backfilled or past ones', async () => {
     const watched = company();
-    const user = await newUser(t.dataSource);
+    const user = await createUser(t.dataSource);
     await watch(t.dataSource, user, watched.corpCode);
     const token = await addToken(t.dataSource, user);
     const today = t.sandbox.control.today();
@@ -236,10 +230,10 @@ describe('new-filing push', () => {
 
   it('deletes only a token reported UNREGISTERED; invalid-argument and sender-mismatch errors keep theirs, without retrying', async () => {
     const watched = company();
-    const user = await newUser(t.dataSource);
+    const user = await createUser(t.dataSource);
     await watch(t.dataSource, user, watched.corpCode);
     const [gone, invalid, working] = [await addToken(t.dataSource, user), await addToken(t.dataSource, user), await addToken(t.dataSource, user, 'ios')];
-    const otherUser = await newUser(t.dataSource);
+    const otherUser = await createUser(t.dataSource);
     await watch(t.dataSource, otherUser, watched.corpCode);
     const mismatched = await addToken(t.dataSource, otherUser);
     const answers: Record<string, PushSendResult> = {
@@ -292,7 +286,7 @@ describe('new-filing push', () => {
 
   it('retries transient errors with exponential backoff, then sends; gives up after PUSH_MAX_ATTEMPTS and keeps the token', async () => {
     const watched = company();
-    const user = await newUser(t.dataSource);
+    const user = await createUser(t.dataSource);
     await watch(t.dataSource, user, watched.corpCode);
     const [recovering, down] = [await addToken(t.dataSource, user), await addToken(t.dataSource, user, 'ios')];
     let recoveringFailures = 2;
@@ -478,7 +472,7 @@ describe('new-filing push without FIREBASE_SERVICE_ACCOUNT', () => {
     expect(pushLines()).toEqual(['FIREBASE_SERVICE_ACCOUNT is not set: new-filing push notifications are off']);
 
     const corpCode = t.sandbox.control.companiesIn('Y')[0].corpCode;
-    const user = await newUser(t.dataSource);
+    const user = await createUser(t.dataSource);
     await watch(t.dataSource, user, corpCode);
     await addToken(t.dataSource, user);
     const filing = t.sandbox.control.publishFiling({ corp_code: corpCode });

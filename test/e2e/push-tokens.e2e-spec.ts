@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
+import { bearerFor, createUser } from '../support/fixtures';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
 const PATH = '/api/v1/push/fcm-token';
@@ -16,14 +16,9 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     await t?.close();
   });
 
-  async function createUser(): Promise<number> {
-    const [row] = await t.dataSource.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id');
-    return row.id;
-  }
-
   /** A token shaped like FCM's: an instance id, a colon and a long URL-safe part; unique per call. */
   const newFcmToken = () => `dev${++serial}Xq3kZQ0e0b8sX:APA91bH${'a1_B-'.repeat(28)}${serial}`;
-  const bearer = (userId: number) => `Bearer ${t.app.get(ServiceTokenService).issue(userId)}`;
+  const bearer = (userId: number) => bearerFor(t, userId);
   const register = (userId: number, body: unknown) =>
     request(t.http).post(PATH).set('Authorization', bearer(userId)).send(body as object);
   const unregister = (userId: number, body: unknown) =>
@@ -58,7 +53,7 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     });
 
     it('answers 401 for a user deleted after the token was issued', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const token = bearer(userId);
       await t.dataSource.query('DELETE FROM users WHERE id = $1', [userId]);
       const fcmToken = newFcmToken();
@@ -69,7 +64,7 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
 
   describe('POST: register', () => {
     it('answers 204 with no body and stores the token for the caller', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const fcmToken = newFcmToken();
       const res = await register(userId, { fcm_token: fcmToken, platform: 'android' }).expect(204);
       expect(res.text).toBe('');
@@ -79,7 +74,7 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     });
 
     it('updates the platform and updated_at when the same user registers the token again, keeping one row', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const fcmToken = newFcmToken();
       await register(userId, { fcm_token: fcmToken, platform: 'ios' }).expect(204);
       // Back-dated, so the change is visible whatever the timestamps' resolution.
@@ -94,7 +89,7 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     });
 
     it('keeps several tokens (devices) per user', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const phone = newFcmToken();
       const tablet = newFcmToken();
       await register(userId, { fcm_token: phone, platform: 'ios' }).expect(204);
@@ -103,8 +98,8 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     });
 
     it('moves a token registered by user A to user B, who then holds it alone', async () => {
-      const userA = await createUser();
-      const userB = await createUser();
+      const userA = await createUser(t.dataSource);
+      const userB = await createUser(t.dataSource);
       const shared = newFcmToken();
       const keptByA = newFcmToken();
       await register(userA, { fcm_token: shared, platform: 'ios' }).expect(204);
@@ -118,7 +113,7 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     });
 
     it('ends 10 parallel registrations of one token by different users with one row owned by one of them', async () => {
-      const users = await Promise.all(Array.from({ length: 10 }, () => createUser()));
+      const users = await Promise.all(Array.from({ length: 10 }, () => createUser(t.dataSource)));
       const fcmToken = newFcmToken();
       const results = await Promise.all(users.map((userId) => register(userId, { fcm_token: fcmToken, platform: 'ios' })));
       expect(results.map((res) => res.status)).toEqual(Array(10).fill(204));
@@ -130,7 +125,7 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     });
 
     it('accepts a token of exactly 1024 characters (the bound that keeps it inside a btree entry)', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const longest = `long${++serial}:`.padEnd(1024, 'x');
       await register(userId, { fcm_token: longest, platform: 'ios' }).expect(204);
       expect(await tokensOfUser(userId)).toEqual([longest]);
@@ -150,7 +145,7 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
       ['platform is in capitals', { fcm_token: 'valid-token', platform: 'IOS' }, 'platform'],
       ['platform is not a string', { fcm_token: 'valid-token', platform: 1 }, 'platform'],
     ])('answers 400 when %s, storing nothing', async (_case, body, field) => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const res = await register(userId, body).expect(400);
       expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'VALIDATION_FAILED' });
       expect(res.body.message).toContain(field);
@@ -158,14 +153,14 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     });
 
     it('answers 400 without a body', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await request(t.http).post(PATH).set('Authorization', bearer(userId)).expect(400);
     });
   });
 
   describe('DELETE: unregister', () => {
     it('deletes the caller’s own token with 204 and no body', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const fcmToken = newFcmToken();
       const other = newFcmToken();
       await register(userId, { fcm_token: fcmToken, platform: 'ios' }).expect(204);
@@ -177,8 +172,8 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     });
 
     it('answers 204 for a token of another user and leaves it with its owner', async () => {
-      const owner = await createUser();
-      const caller = await createUser();
+      const owner = await createUser(t.dataSource);
+      const caller = await createUser(t.dataSource);
       const fcmToken = newFcmToken();
       await register(owner, { fcm_token: fcmToken, platform: 'android' }).expect(204);
       await unregister(caller, { fcm_token: fcmToken }).expect(204);
@@ -186,13 +181,13 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     });
 
     it('answers 204 for a token that does not exist', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await unregister(userId, { fcm_token: newFcmToken() }).expect(204);
     });
 
     it('lets the previous owner’s delete leave a token that moved to another user alone', async () => {
-      const previous = await createUser();
-      const current = await createUser();
+      const previous = await createUser(t.dataSource);
+      const current = await createUser(t.dataSource);
       const fcmToken = newFcmToken();
       await register(previous, { fcm_token: fcmToken, platform: 'ios' }).expect(204);
       await register(current, { fcm_token: fcmToken, platform: 'ios' }).expect(204);
@@ -206,22 +201,22 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
       ['not a string', { fcm_token: 42 }],
       ['too long', { fcm_token: 'x'.repeat(1025) }],
     ])('answers 400 when fcm_token is %s', async (_case, body) => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const res = await unregister(userId, body).expect(400);
       expect(res.body).toMatchObject({ statusCode: 400, code: 'VALIDATION_FAILED' });
       expect(res.body.message).toContain('fcm_token');
     });
 
     it('answers 400 without a body', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await request(t.http).delete(PATH).set('Authorization', bearer(userId)).expect(400);
     });
   });
 
   describe('withdrawal', () => {
     it('deletes the user’s tokens and keeps everyone else’s', async () => {
-      const userId = await createUser();
-      const other = await createUser();
+      const userId = await createUser(t.dataSource);
+      const other = await createUser(t.dataSource);
       const otherToken = newFcmToken();
       await register(userId, { fcm_token: newFcmToken(), platform: 'ios' }).expect(204);
       await register(userId, { fcm_token: newFcmToken(), platform: 'android' }).expect(204);

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
+import { bearerFor, createUser, serviceTokenFor } from '../support/fixtures';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
 /** Wednesday 18 November 2026, 12:00 in Korea. */
@@ -31,20 +31,10 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
     t.clock.set(WEDNESDAY);
   });
 
-  async function createUser(premium?: { tier: 'none' | 'pro' | 'max'; until: Date | null }): Promise<number> {
-    const [row] = await t.dataSource.query<{ id: number }[]>(
-      'INSERT INTO users (premium_tier, premium_until) VALUES ($1, $2) RETURNING id',
-      [premium?.tier ?? 'none', premium?.until ?? null],
-    );
-    return row.id;
-  }
-
-  /** A token issued at the current (fake) time, so it is valid whatever the test did to the clock. */
-  const tokenFor = (app: TestApp, userId: number) => app.app.get(ServiceTokenService).issue(userId);
   const readQuota = (userId: number, app: TestApp = t) =>
-    request(app.http).get('/api/v1/quota').set('Authorization', `Bearer ${tokenFor(app, userId)}`);
+    request(app.http).get('/api/v1/quota').set('Authorization', bearerFor(app, userId));
   const adReward = (userId: number, app: TestApp = t) =>
-    request(app.http).post('/api/v1/quota/ad-reward').set('Authorization', `Bearer ${tokenFor(app, userId)}`);
+    request(app.http).post('/api/v1/quota/ad-reward').set('Authorization', bearerFor(app, userId));
   const storedRow = async (userId: number) =>
     (
       await t.dataSource.query<{ week_start: Date; weekly_used: number }[]>(
@@ -57,7 +47,7 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
 
   describe('GET /api/v1/quota', () => {
     it('creates the row at the first read with weekly_used 0 and the week starting Monday 00:00 KST', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       expect(await storedRow(userId)).toBeUndefined();
 
       const res = await readQuota(userId).expect(200);
@@ -80,8 +70,8 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
     });
 
     it('answers 401 for a token of a deleted user', async () => {
-      const userId = await createUser();
-      const token = tokenFor(t, userId);
+      const userId = await createUser(t.dataSource);
+      const token = serviceTokenFor(t, userId);
       await t.dataSource.query('DELETE FROM users WHERE id = $1', [userId]);
       await request(t.http).get('/api/v1/quota').set('Authorization', `Bearer ${token}`).expect(401);
     });
@@ -93,7 +83,7 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
       ['max expired yesterday', { tier: 'max', until: new Date(WEDNESDAY.getTime() - DAY_MS) }, 'none', 10],
       ['pro without premium_until', { tier: 'pro', until: null }, 'none', 10],
     ] as const)('limits a user with %s to the active tier', async (_case, premium, tier, limit) => {
-      const userId = await createUser(premium);
+      const userId = await createUser(t.dataSource, premium);
       await readQuota(userId).expect(200);
       await setUsed(userId, 4);
       const res = await readQuota(userId).expect(200);
@@ -101,14 +91,14 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
     });
 
     it('follows premium_until as the clock passes it', async () => {
-      const userId = await createUser({ tier: 'pro', until: new Date(WEDNESDAY.getTime() + 60_000) });
+      const userId = await createUser(t.dataSource, { tier: 'pro', until: new Date(WEDNESDAY.getTime() + 60_000) });
       expect((await readQuota(userId).expect(200)).body).toMatchObject({ tier: 'pro', weekly_limit: 60 });
       t.clock.advance(60_000);
       expect((await readQuota(userId).expect(200)).body).toMatchObject({ tier: 'none', weekly_limit: 10 });
     });
 
     it('clamps remaining to 0 when more was used than the limit allows', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await readQuota(userId).expect(200);
       await setUsed(userId, 12);
       expect((await readQuota(userId).expect(200)).body).toMatchObject({ weekly_used: 12, weekly_limit: 10, remaining: 0 });
@@ -117,7 +107,7 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
 
   describe('the week rollover at Monday 00:00 KST', () => {
     it('keeps the count until Sunday 14:59 UTC and resets it to 0 at 15:00 UTC', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await readQuota(userId).expect(200);
       await setUsed(userId, 7);
 
@@ -142,7 +132,7 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
     });
 
     it('resets a negative count to 0 as well', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       t.clock.set(new Date('2026-11-22T14:59:00.000Z'));
       await adReward(userId).expect(200);
       expect((await adReward(userId).expect(200)).body).toMatchObject({ weekly_used: -2, remaining: 12 });
@@ -156,7 +146,7 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
     });
 
     it('resets before an ad reward in a new week, so the reward counts against the new week', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await readQuota(userId).expect(200);
       await setUsed(userId, 9);
       t.clock.set(new Date('2026-11-23T00:00:00.000Z'));
@@ -166,7 +156,7 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
 
   describe('POST /api/v1/quota/ad-reward in APP_ENV=local', () => {
     it('lowers weekly_used by one per call, below 0 too, and answers the quota response', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await readQuota(userId).expect(200);
       await setUsed(userId, 1);
 
@@ -184,12 +174,12 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
     });
 
     it('creates the row when the reward is the first use', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       expect((await adReward(userId).expect(200)).body).toMatchObject({ weekly_used: -1, week_start: WEEK_START });
     });
 
     it('counts every one of concurrent rewards', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await readQuota(userId).expect(200);
       const results = await Promise.all(Array.from({ length: 6 }, () => adReward(userId)));
       expect(results.map((res) => res.status)).toEqual(Array(6).fill(200));
@@ -216,7 +206,7 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
     it('works in APP_ENV=dev', async () => {
       const dev = await startTestApp({ rateLimits: RELAXED_RATE_LIMITS, database: t.database, clock: t.clock, env: { APP_ENV: 'dev' } });
       try {
-        const userId = await createUser();
+        const userId = await createUser(t.dataSource);
         expect((await adReward(userId, dev).expect(200)).body).toMatchObject({ weekly_used: -1, weekly_limit: 10 });
         expect((await adReward(userId, dev).expect(200)).body).toMatchObject({ weekly_used: -2 });
       } finally {
@@ -232,7 +222,7 @@ describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () 
         env: { APP_ENV: 'production', ...QUIET_JOBS },
       });
       try {
-        const userId = await createUser();
+        const userId = await createUser(t.dataSource);
         expect((await readQuota(userId, production).expect(200)).body).toMatchObject({ weekly_used: 0 });
 
         const withJwt = await adReward(userId, production).expect(404);

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { insertAnalyses, insertFilings } from '../support/fixtures';
 import { type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -105,18 +106,15 @@ describe('stocks and companies', () => {
         ['20261119000007', '30000005', '어제상사', '555555', '20261119', 'done'],
         [`${tomorrow}000001`, '30000006', '내일바이오', '666666', tomorrow, 'done'],
       ];
-      await t.dataSource.query(
-        `INSERT INTO disclosures (rcept_no, corp_code, corp_name, stock_code, report_name, rcept_dt)
-         SELECT r, c, n, s, 'report', d FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(r, c, n, s, d)`,
-        [0, 1, 2, 3, 4].map((column) => filings.map((filing) => filing[column])),
+      await insertFilings(
+        t.dataSource,
+        filings.map(([rcept_no, corp_code, corp_name, stock_code, rcept_dt]) => ({ rcept_no, corp_code, corp_name, stock_code, report_name: 'report', rcept_dt })),
       );
-      await t.dataSource.query(
-        `INSERT INTO analyses (rcept_no, status, one_liner, result, doc_length)
-         SELECT r, CASE WHEN state = 'pending' THEN 'PENDING' ELSE 'COMPLETED' END,
-                CASE state WHEN 'done' THEN '요약' WHEN 'empty' THEN '' END,
-                CASE WHEN state <> 'pending' THEN '{}'::jsonb END, CASE WHEN state <> 'pending' THEN 2000 END
-         FROM unnest($1::text[], $2::text[]) AS x(r, state)`,
-        [filings.map((filing) => filing[0]), filings.map((filing) => filing[5])],
+      await insertAnalyses(
+        t.dataSource,
+        filings.map(([rcept_no, , , , , state]) =>
+          state === 'pending' ? { rcept_no, status: 'PENDING' } : { rcept_no, one_liner: state === 'done' ? '요약' : '' },
+        ),
       );
     });
 

@@ -4,8 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import request from 'supertest';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
 import { AppleSigningChain } from '../support/apple-store-doubles';
+import { bearerFor, createUser } from '../support/fixtures';
 import { type HttpDouble, sendJson, startHttpDouble } from '../support/http-double';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
@@ -133,8 +133,7 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
     });
   }
 
-  const createUser = async () => (await t.dataSource.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id'))[0].id;
-  const bearer = (userId: number) => `Bearer ${t.app.get(ServiceTokenService).issue(userId)}`;
+  const bearer = (userId: number) => bearerFor(t, userId);
   const verify = (userId: number, token: string, productId = 'service.pro.monthly') =>
     request(t.http).post('/api/v1/subscription/verify').set('Authorization', bearer(userId)).send({ platform: 'ios', token, product_id: productId });
   const notify = (signedPayload: string) => request(t.http).post('/internal/store-a-notifications').send({ signedPayload });
@@ -153,7 +152,7 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
 
   /** A user holding an active pro subscription verified through the store. */
   async function subscriber(productId = 'service.pro.monthly'): Promise<{ userId: number; originalId: string }> {
-    const userId = await createUser();
+    const userId = await createUser(t.dataSource);
     const originalId = newOriginalId();
     answers.set(originalId, { status: 1, transaction: await transaction(originalId, { productId }) });
     await verify(userId, await transaction(originalId, { productId }), productId).expect(200);
@@ -162,7 +161,7 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
 
   describe('verify', () => {
     it('grants the tier of the current transaction from getAllSubscriptionStatuses', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const originalId = newOriginalId();
       const expires = t.clock.nowMs() + 20 * DAY_MS;
       answers.set(originalId, { status: 1, transaction: await transaction(originalId, { productId: 'service.max.monthly', expires }) });
@@ -176,7 +175,7 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
     });
 
     it('keeps service until gracePeriodExpiresDate in the billing grace period', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const originalId = newOriginalId();
       const graceEnd = t.clock.nowMs() + 6 * DAY_MS;
       answers.set(originalId, {
@@ -192,7 +191,7 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
       ['expired', 2, {}],
       ['revoked (refunded)', 5, { revoked: true }],
     ])('answers inactive for a subscription %s and grants nothing', async (_label, status, fields) => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const originalId = newOriginalId();
       const expires = status === 2 ? t.clock.nowMs() - DAY_MS : undefined;
       answers.set(originalId, { status, transaction: await transaction(originalId, { ...fields, expires }) });
@@ -201,7 +200,7 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
     });
 
     it('402 for a transaction signed by another chain (forged), before asking Apple', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const originalId = newOriginalId();
       answers.set(originalId, { status: 1, transaction: await transaction(originalId) });
       const before = api.requests.length;
@@ -212,7 +211,7 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
     });
 
     it('402 for a transaction of another bundle, a garbage token, and one Apple does not know', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const originalId = newOriginalId();
       answers.set(originalId, { status: 1, transaction: await transaction(originalId) });
       await verify(userId, await transaction(originalId, { bundleId: 'com.other.app' })).expect(402);
@@ -222,7 +221,7 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
     });
 
     it('503 when the App Store Server API fails; nothing granted', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const originalId = newOriginalId();
       answers.set(originalId, { httpStatus: 500 });
       const res = await verify(userId, await transaction(originalId)).expect(503);
@@ -231,7 +230,7 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
     });
 
     it('409 for a valid transaction of a product the service does not sell', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const originalId = newOriginalId();
       answers.set(originalId, { status: 1, transaction: await transaction(originalId, { productId: 'other.yearly' }) });
       await verify(userId, await transaction(originalId)).expect(409);
@@ -306,7 +305,7 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
       const kept = await t.dataSource.query<{ user_id: number | null }[]>("SELECT user_id FROM store_purchases WHERE platform = 'ios' AND store_ref = $1", [originalId]);
       expect(kept).toEqual([{ user_id: null }]);
 
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       answers.set(originalId, { status: 1, transaction: await transaction(originalId) });
       await verify(userId, await transaction(originalId)).expect(200);
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_tx_ref: originalId });

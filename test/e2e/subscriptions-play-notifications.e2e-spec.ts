@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuth2Client } from 'google-auth-library';
 import { SignJWT } from 'jose';
 import request from 'supertest';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
 import { GOOGLE_PLAY_AUTH } from '../../src/subscriptions/stores/google-play.client';
+import { bearerFor, createUser } from '../support/fixtures';
 import { type HttpDouble, sendJson, startHttpDouble } from '../support/http-double';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
@@ -110,12 +110,12 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
       .send(body as object);
 
   async function subscribedUser(tier: 'pro' | 'max' = 'pro'): Promise<{ userId: number; token: string }> {
-    const [{ id }] = await t.dataSource.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id');
+    const id = await createUser(t.dataSource);
     const token = unique('purchase');
     answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: `service.${tier}.monthly`, expiry: new Date(t.clock.nowMs() + 5 * DAY_MS) });
     await request(t.http)
       .post('/api/v1/subscription/verify')
-      .set('Authorization', `Bearer ${t.app.get(ServiceTokenService).issue(id)}`)
+      .set('Authorization', bearerFor(t, id))
       .send({ platform: 'android', token, product_id: `service.${tier}.monthly` })
       .expect(200);
     return { userId: id, token };
@@ -131,7 +131,7 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
     (
       await request(t.http)
         .get('/api/v1/quota')
-        .set('Authorization', `Bearer ${t.app.get(ServiceTokenService).issue(userId)}`)
+        .set('Authorization', bearerFor(t, userId))
         .expect(200)
     ).body as { tier: string; weekly_limit: number };
   const recorded = async (messageId: string) =>
@@ -218,10 +218,10 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
     );
     expect(kept).toEqual([{ user_id: null, state: 'SUBSCRIPTION_STATE_ACTIVE' }]);
 
-    const [{ id }] = await t.dataSource.query<{ id: number }[]>('INSERT INTO users DEFAULT VALUES RETURNING id');
+    const id = await createUser(t.dataSource);
     await request(t.http)
       .post('/api/v1/subscription/verify')
-      .set('Authorization', `Bearer ${t.app.get(ServiceTokenService).issue(id)}`)
+      .set('Authorization', bearerFor(t, id))
       .send({ platform: 'android', token, product_id: 'service.max.monthly' })
       .expect(200);
     expect(await userRow(id)).toMatchObject({ premium_tier: 'max', premium_until: expiry });

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuth2Client } from 'google-auth-library';
 import request from 'supertest';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
 import { DowngradeCleanupService } from '../../src/watchlist/downgrade-cleanup.service';
 import { GOOGLE_PLAY_AUTH } from '../../src/subscriptions/stores/google-play.client';
+import { bearerFor, createUser } from '../support/fixtures';
 import { type HttpDouble, sendJson, startHttpDouble } from '../support/http-double';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
@@ -55,15 +55,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     answers.clear();
   });
 
-  async function createUser(premium?: { tier: 'pro' | 'max'; until: Date; txRef?: string }): Promise<number> {
-    const [row] = await t.dataSource.query<{ id: number }[]>(
-      'INSERT INTO users (premium_tier, premium_until, premium_tx_ref) VALUES ($1, $2, $3) RETURNING id',
-      [premium?.tier ?? 'none', premium?.until ?? null, premium?.txRef ?? null],
-    );
-    return row.id;
-  }
-
-  const bearer = (userId: number) => `Bearer ${t.app.get(ServiceTokenService).issue(userId)}`;
+  const bearer = (userId: number) => bearerFor(t, userId);
   const verify = (userId: number, body: Record<string, unknown>) =>
     request(t.http).post('/api/v1/subscription/verify').set('Authorization', bearer(userId)).send(body);
   const android = (token: string, productId = 'service.pro.monthly') => ({ platform: 'android', token, product_id: productId });
@@ -100,7 +92,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
 
   describe('verify', () => {
     it('grants pro from an active purchase: tier, premium_until, platform and reference saved; quota 60 and capacity 30', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const token = newToken();
       const expiry = new Date(NOW.getTime() + 30 * DAY_MS);
       answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry });
@@ -124,7 +116,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     });
 
     it('takes the tier from the store product, not from the request product_id', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const token = newToken();
       answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.max.monthly', expiry: new Date(NOW.getTime() + DAY_MS) });
 
@@ -138,7 +130,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       ['in grace', 'SUBSCRIPTION_STATE_IN_GRACE_PERIOD'],
       ['canceled but not yet expired', 'SUBSCRIPTION_STATE_CANCELED'],
     ])('counts a purchase %s as active until its expiry', async (_label, state) => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const token = newToken();
       const expiry = new Date(NOW.getTime() + 2 * DAY_MS);
       answers.set(token, { state, productId: 'service.pro.monthly', expiry });
@@ -155,7 +147,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       ['canceled and past its expiry', 'SUBSCRIPTION_STATE_CANCELED', -1],
       ['on hold', 'SUBSCRIPTION_STATE_ON_HOLD', 1],
     ])('answers inactive for a purchase %s and grants nothing', async (_label, state, expiryDays) => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const token = newToken();
       answers.set(token, { state, productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() + expiryDays * DAY_MS) });
 
@@ -167,7 +159,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
 
     it('withdraws the entitlement of the same purchase when the store now reports it expired, and records the downgrade', async () => {
       const token = newToken();
-      const userId = await createUser({ tier: 'max', until: new Date(NOW.getTime() + 10 * DAY_MS), txRef: token });
+      const userId = await createUser(t.dataSource, { tier: 'max', until: new Date(NOW.getTime() + 10 * DAY_MS), txRef: token });
       answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.max.monthly', expiry: new Date(NOW.getTime() - DAY_MS) });
 
       await verify(userId, android(token, 'service.max.monthly')).expect(200, { active: false, tier: 'none' });
@@ -177,7 +169,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     });
 
     it('keeps a tier that came from another purchase when an unrelated purchase is reported expired', async () => {
-      const userId = await createUser({ tier: 'pro', until: new Date(NOW.getTime() + 10 * DAY_MS), txRef: 'another-purchase' });
+      const userId = await createUser(t.dataSource, { tier: 'pro', until: new Date(NOW.getTime() + 10 * DAY_MS), txRef: 'another-purchase' });
       const token = newToken();
       answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() - DAY_MS) });
 
@@ -187,7 +179,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     });
 
     it('sends the service-account bearer to the store and asks for the configured package', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const token = newToken();
       answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() + DAY_MS) });
       const before = play.requests.length;
@@ -208,7 +200,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
         ['a missing product_id', { platform: 'android', token: 'x' }],
         ['a token that is not a string', { platform: 'android', token: 42, product_id: 'service.pro.monthly' }],
       ])('400 for %s', async (_label, body) => {
-        const userId = await createUser();
+        const userId = await createUser(t.dataSource);
         const before = play.requests.length;
         const res = await verify(userId, body).expect(400);
         expect(res.body).toMatchObject({ statusCode: 400 });
@@ -222,7 +214,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       });
 
       it.each([404, 410, 400])('402 SUBSCRIPTION_INVALID when the store answers %i for the token', async (status) => {
-        const userId = await createUser();
+        const userId = await createUser(t.dataSource);
         const token = newToken();
         answers.set(token, { status });
         const res = await verify(userId, android(token)).expect(402);
@@ -232,7 +224,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       });
 
       it('409 UNKNOWN_PRODUCT for a valid purchase of a product the service does not sell', async () => {
-        const userId = await createUser();
+        const userId = await createUser(t.dataSource);
         const token = newToken();
         answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'other.gold.yearly', expiry: new Date(NOW.getTime() + DAY_MS) });
         const res = await verify(userId, android(token, 'other.gold.yearly')).expect(409);
@@ -241,7 +233,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       });
 
       it('409 UNKNOWN_PRODUCT when the request names a product the service does not sell', async () => {
-        const userId = await createUser();
+        const userId = await createUser(t.dataSource);
         const token = newToken();
         answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() + DAY_MS) });
         await verify(userId, android(token, 'service.ultra.monthly')).expect(409);
@@ -249,7 +241,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       });
 
       it.each([500, 503, 401, 403])('503 STORE_UNAVAILABLE when the store answers %i', async (status) => {
-        const userId = await createUser();
+        const userId = await createUser(t.dataSource);
         const token = newToken();
         answers.set(token, { status });
         const res = await verify(userId, android(token)).expect(503);
@@ -258,7 +250,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       });
 
       it('503 STORE_NOT_CONFIGURED for iOS while the App Store is not configured', async () => {
-        const userId = await createUser();
+        const userId = await createUser(t.dataSource);
         const res = await verify(userId, { platform: 'ios', token: 'eyJ.a.b', product_id: 'service.pro.monthly' }).expect(503);
         expect(res.body).toMatchObject({ code: 'STORE_NOT_CONFIGURED' });
         await expectUntouched(userId);
@@ -270,8 +262,8 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
         const token = newToken();
         const expiry = new Date(NOW.getTime() + 20 * DAY_MS);
         answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.max.monthly', expiry });
-        const first = await createUser();
-        const second = await createUser();
+        const first = await createUser(t.dataSource);
+        const second = await createUser(t.dataSource);
 
         await verify(first, android(token, 'service.max.monthly')).expect(200);
         t.clock.advance(60_000);
@@ -287,7 +279,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       it('entitles exactly one of two users verifying the same purchase at once', async () => {
         const token = newToken();
         answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() + DAY_MS) });
-        const users = await Promise.all([createUser(), createUser(), createUser(), createUser()]);
+        const users = await Promise.all([createUser(t.dataSource), createUser(t.dataSource), createUser(t.dataSource), createUser(t.dataSource)]);
 
         const results = await Promise.all(users.map((userId) => verify(userId, android(token))));
 
@@ -334,7 +326,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     /** A pro user with 5 entries whose purchase the store then reports expired at NOW. */
     async function downgradedUser(): Promise<{ userId: number; codes: string[]; token: string }> {
       const token = newToken();
-      const userId = await createUser({ tier: 'pro', until: new Date(NOW.getTime() + 10 * DAY_MS), txRef: token });
+      const userId = await createUser(t.dataSource, { tier: 'pro', until: new Date(NOW.getTime() + 10 * DAY_MS), txRef: token });
       const codes = await addEntries(userId, 5);
       answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() - 1) });
       await verify(userId, android(token)).expect(200);
@@ -396,7 +388,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
 
     it('records an expiry nobody reported when a watchlist read first sees it, and measures the 7 days from that read, not from premium_until', async () => {
       const until = new Date(NOW.getTime() + DAY_MS);
-      const userId = await createUser({ tier: 'pro', until, txRef: newToken() });
+      const userId = await createUser(t.dataSource, { tier: 'pro', until, txRef: newToken() });
       const codes = await addEntries(userId, 4);
 
       const observedAt = new Date(until.getTime() + 2 * DAY_MS);
@@ -415,7 +407,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
 
     it('records an expiry nobody reported when the daily job first sees it, even if no one ever reads the watchlist', async () => {
       const until = new Date(NOW.getTime() + DAY_MS);
-      const userId = await createUser({ tier: 'max', until, txRef: newToken() });
+      const userId = await createUser(t.dataSource, { tier: 'max', until, txRef: newToken() });
       const codes = await addEntries(userId, 5);
 
       const observedAt = new Date(until.getTime() + 12 * 60 * 60 * 1000);
@@ -432,7 +424,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     it('records the downgrade when the store reports an expiry after premium_until has passed', async () => {
       const token = newToken();
       const until = new Date(NOW.getTime() + DAY_MS);
-      const userId = await createUser({ tier: 'max', until, txRef: token });
+      const userId = await createUser(t.dataSource, { tier: 'max', until, txRef: token });
       const codes = await addEntries(userId, 5);
       answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.max.monthly', expiry: until });
 
@@ -447,7 +439,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     });
 
     it('treats max to pro as a downgrade and trims to the pro capacity of 30', async () => {
-      const userId = await createUser({ tier: 'max', until: new Date(NOW.getTime() + 5 * DAY_MS), txRef: 'old-max-purchase' });
+      const userId = await createUser(t.dataSource, { tier: 'max', until: new Date(NOW.getTime() + 5 * DAY_MS), txRef: 'old-max-purchase' });
       const codes = await addEntries(userId, 32);
       const token = newToken();
       answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() + 60 * DAY_MS) });
@@ -461,7 +453,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     });
 
     it('leaves users without a due cleanup alone', async () => {
-      const userId = await createUser({ tier: 'pro', until: new Date(NOW.getTime() + 30 * DAY_MS) });
+      const userId = await createUser(t.dataSource, { tier: 'pro', until: new Date(NOW.getTime() + 30 * DAY_MS) });
       const codes = await addEntries(userId, 5);
       t.clock.set(new Date(NOW.getTime() + 20 * DAY_MS));
       await cleanup().runAll();

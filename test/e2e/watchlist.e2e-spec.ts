@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { ServiceTokenService } from '../../src/auth/service-token.service';
 import { WatchlistService } from '../../src/watchlist/watchlist.service';
+import { bearerFor, createUser, type UserFixture } from '../support/fixtures';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
 /** Wednesday 18 November 2026, 12:00 in Korea. */
@@ -8,8 +8,7 @@ const NOW = new Date('2026-11-18T03:00:00.000Z');
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-type Premium = { tier: 'none' | 'pro' | 'max'; until: Date | null };
-const PRO_NEXT_MONTH: Premium = { tier: 'pro', until: new Date(NOW.getTime() + 30 * DAY_MS) };
+const PRO_NEXT_MONTH: UserFixture = { tier: 'pro', until: new Date(NOW.getTime() + 30 * DAY_MS) };
 
 /** The stock master of these tests: 150 companies, `10000000` … `10000149`. */
 const corpCode = (n: number) => String(10_000_000 + n);
@@ -40,15 +39,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     t.clock.set(NOW);
   });
 
-  async function createUser(premium: Premium = { tier: 'none', until: null }): Promise<number> {
-    const [row] = await t.dataSource.query<{ id: number }[]>(
-      'INSERT INTO users (premium_tier, premium_until) VALUES ($1, $2) RETURNING id',
-      [premium.tier, premium.until],
-    );
-    return row.id;
-  }
-
-  const bearer = (userId: number) => `Bearer ${t.app.get(ServiceTokenService).issue(userId)}`;
+  const bearer = (userId: number) => bearerFor(t, userId);
   const list = (userId: number) => request(t.http).get('/api/v1/watchlist').set('Authorization', bearer(userId));
   const capacity = (userId: number) =>
     request(t.http).get('/api/v1/watchlist/capacity').set('Authorization', bearer(userId));
@@ -92,14 +83,14 @@ describe('watchlist: /api/v1/watchlist', () => {
       expect(anonymous.body).toMatchObject({ statusCode: 401, error: 'Unauthorized', code: 'UNAUTHORIZED' });
       await call().set('Authorization', 'Bearer not-a-jwt').expect(401);
 
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const token = bearer(userId);
       await t.dataSource.query('DELETE FROM users WHERE id = $1', [userId]);
       await call().set('Authorization', token).expect(401);
     });
 
     it('answers 401 for an expired JWT', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const token = bearer(userId);
       t.clock.advance(t.config.jwt.expirationMs + 1000);
       await request(t.http).get('/api/v1/watchlist').set('Authorization', token).expect(401);
@@ -108,7 +99,7 @@ describe('watchlist: /api/v1/watchlist', () => {
 
   describe('POST /api/v1/watchlist', () => {
     it('answers 201 with the new entry, named by the columns, copied from the stock master', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const res = await addCorp(userId, 1).expect(201);
       expect(res.body).toEqual({
         id: expect.any(Number),
@@ -131,13 +122,13 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('keeps the name and stock code of the moment it was added when the master changes later', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await addCorp(userId, 2).expect(201);
       await t.dataSource.query("UPDATE stocks SET corp_name = '새이름', stock_code = '777777' WHERE corp_code = $1", [corpCode(2)]);
       try {
         expect((await list(userId).expect(200)).body[0]).toMatchObject({ corp_name: corpName(2), stock_code: stockCode(2) });
         // A later add copies the master as it is then.
-        const other = await createUser();
+        const other = await createUser(t.dataSource);
         expect((await addCorp(other, 2).expect(201)).body).toMatchObject({ corp_name: '새이름', stock_code: '777777' });
       } finally {
         await t.dataSource.query('UPDATE stocks SET corp_name = $2, stock_code = $3 WHERE corp_code = $1', [
@@ -149,7 +140,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('answers an existing entry with 201 as it is, without a second row', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const first = (await addCorp(userId, 3).expect(201)).body;
       await setNotify(userId, corpCode(3), { notify_enabled: false }).expect(200);
       const again = await addCorp(userId, 3).expect(201);
@@ -158,7 +149,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('answers an existing entry with 201 even when the watchlist is full, and 409 for a new one', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       for (const n of [4, 5, 6]) await addCorp(userId, n).expect(201);
       expect((await addCorp(userId, 5).expect(201)).body).toMatchObject({ corp_code: corpCode(5), user_id: userId });
 
@@ -175,7 +166,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('answers an existing entry even when its company has left the stock master since', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await t.dataSource.query(
         "INSERT INTO watch_stocks (user_id, corp_code, corp_name, stock_code) VALUES ($1, '88888888', '상장폐지회사', NULL)",
         [userId],
@@ -185,7 +176,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('answers 400 UNKNOWN_STOCK for a corp_code that is not in the stock master, storing nothing', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const res = await add(userId, { corp_code: UNLISTED }).expect(400);
       expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'UNKNOWN_STOCK' });
       expect(res.body.message).toContain(UNLISTED);
@@ -202,7 +193,7 @@ describe('watchlist: /api/v1/watchlist', () => {
       ['padded', { corp_code: ' 10000001' }],
       ['a number', { corp_code: 10000001 }],
     ])('answers 400 VALIDATION_FAILED when corp_code is %s', async (_case, body) => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const res = await add(userId, body).expect(400);
       expect(res.body).toMatchObject({ statusCode: 400, code: 'VALIDATION_FAILED' });
       expect(res.body.message).toContain('corp_code');
@@ -210,7 +201,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('lets a pro user add up to 30 and refuses the 31st', async () => {
-      const userId = await createUser(PRO_NEXT_MONTH);
+      const userId = await createUser(t.dataSource, PRO_NEXT_MONTH);
       await insertEntries(userId, Array.from({ length: 28 }, (_, i) => 100 + i));
       await addCorp(userId, 10).expect(201);
       await addCorp(userId, 11).expect(201);
@@ -219,13 +210,13 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('holds an expired subscription to the capacity of none', async () => {
-      const userId = await createUser({ tier: 'max', until: new Date(NOW.getTime() - DAY_MS) });
+      const userId = await createUser(t.dataSource, { tier: 'max', until: new Date(NOW.getTime() - DAY_MS) });
       for (const n of [20, 21, 22]) await addCorp(userId, n).expect(201);
       expect((await addCorp(userId, 23).expect(409)).body).toMatchObject({ capacity: 3, used: 3 });
     });
 
     it('refuses with remaining <= 0 also when a downgraded user holds more than the capacity', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await insertEntries(userId, [30, 31, 32, 33, 34]);
       expect((await addCorp(userId, 35).expect(409)).body).toMatchObject({ capacity: 3, used: 5 });
     });
@@ -233,13 +224,13 @@ describe('watchlist: /api/v1/watchlist', () => {
 
   describe('GET /api/v1/watchlist', () => {
     it('answers [] for an empty watchlist', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       expect((await list(userId).expect(200)).body).toEqual([]);
     });
 
     it('lists only the caller’s entries, created_at descending, then id descending', async () => {
-      const userId = await createUser(PRO_NEXT_MONTH);
-      const other = await createUser();
+      const userId = await createUser(t.dataSource, PRO_NEXT_MONTH);
+      const other = await createUser(t.dataSource);
       for (const n of [40, 41, 42, 43]) await addCorp(userId, n).expect(201);
       await addCorp(other, 44).expect(201);
       // An order that is not the insertion (id) order, with one tie broken by the id.
@@ -270,7 +261,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('lists newest first without touching created_at by hand', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       for (const n of [45, 46, 47]) await addCorp(userId, n).expect(201);
       const res = await list(userId).expect(200);
       expect(res.body.map((entry: { corp_code: string }) => entry.corp_code)).toEqual([corpCode(47), corpCode(46), corpCode(45)]);
@@ -285,7 +276,7 @@ describe('watchlist: /api/v1/watchlist', () => {
       ['pro expired yesterday', { tier: 'pro', until: new Date(NOW.getTime() - DAY_MS) }, 3],
       ['max without premium_until', { tier: 'max', until: null }, 3],
     ] as const)('gives a user with %s the capacity of the active tier', async (_case, premium, expected) => {
-      const userId = await createUser(premium);
+      const userId = await createUser(t.dataSource, premium);
       expect((await capacity(userId).expect(200)).body).toEqual({ capacity: expected, used: 0, remaining: expected });
       await addCorp(userId, 50).expect(201);
       await addCorp(userId, 51).expect(201);
@@ -293,7 +284,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('follows premium_until as the clock passes it', async () => {
-      const userId = await createUser({ tier: 'pro', until: new Date(NOW.getTime() + 60_000) });
+      const userId = await createUser(t.dataSource, { tier: 'pro', until: new Date(NOW.getTime() + 60_000) });
       await insertEntries(userId, [52, 53, 54, 55]);
       expect((await capacity(userId).expect(200)).body).toEqual({ capacity: 30, used: 4, remaining: 26 });
       t.clock.advance(60_000);
@@ -302,8 +293,8 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('counts the caller’s entries only and never answers a negative remaining', async () => {
-      const userId = await createUser();
-      const other = await createUser();
+      const userId = await createUser(t.dataSource);
+      const other = await createUser(t.dataSource);
       await insertEntries(userId, [57, 58, 59, 60, 61]);
       await insertEntries(other, [62]);
       expect((await capacity(userId).expect(200)).body).toEqual({ capacity: 3, used: 5, remaining: 0 });
@@ -313,7 +304,7 @@ describe('watchlist: /api/v1/watchlist', () => {
 
   describe('DELETE /api/v1/watchlist/{corpCode}', () => {
     it('removes the entry with 204, frees its place, then answers 404', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       for (const n of [63, 64, 65]) await addCorp(userId, n).expect(201);
       const res = await remove(userId, corpCode(64)).expect(204);
       expect(res.text).toBe('');
@@ -326,22 +317,22 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('answers 404 for a company another user watches, and leaves that entry alone', async () => {
-      const userId = await createUser();
-      const other = await createUser();
+      const userId = await createUser(t.dataSource);
+      const other = await createUser(t.dataSource);
       await addCorp(other, 67).expect(201);
       await remove(userId, corpCode(67)).expect(404);
       expect(await storedEntries(other)).toHaveLength(1);
     });
 
     it.each(['1234567', '123456789', 'abcdefgh'])('answers 400 for the malformed corpCode %s', async (code) => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       expect((await remove(userId, code).expect(400)).body).toMatchObject({ code: 'VALIDATION_FAILED' });
     });
   });
 
   describe('PATCH /api/v1/watchlist/{corpCode}/notify', () => {
     it('turns notifications off and on, answering the entry', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const added = (await addCorp(userId, 70).expect(201)).body;
 
       const off = await setNotify(userId, corpCode(70), { notify_enabled: false }).expect(200);
@@ -355,8 +346,8 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('answers 404 for a company not on the caller’s watchlist, also one another user watches', async () => {
-      const userId = await createUser();
-      const other = await createUser();
+      const userId = await createUser(t.dataSource);
+      const other = await createUser(t.dataSource);
       await addCorp(other, 71).expect(201);
       const res = await setNotify(userId, corpCode(71), { notify_enabled: false }).expect(404);
       expect(res.body).toMatchObject({ statusCode: 404, code: 'WATCH_ENTRY_NOT_FOUND' });
@@ -370,7 +361,7 @@ describe('watchlist: /api/v1/watchlist', () => {
       ['the string "false"', { notify_enabled: 'false' }],
       ['a number', { notify_enabled: 0 }],
     ])('answers 400 when notify_enabled is %s, changing nothing', async (_case, body) => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await addCorp(userId, 72).expect(201);
       const res = await setNotify(userId, corpCode(72), body).expect(400);
       expect(res.body).toMatchObject({ statusCode: 400, code: 'VALIDATION_FAILED' });
@@ -379,14 +370,14 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('answers 400 for a malformed corpCode', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       await setNotify(userId, '1234', { notify_enabled: false }).expect(400);
     });
   });
 
   describe('concurrency', () => {
     it('lets 20 parallel adds of different companies fill a capacity of 3 and no more', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) => addCorp(userId, 80 + i)));
       const statuses = results.map((res) => res.status).sort();
       expect(statuses).toEqual([...Array(3).fill(201), ...Array(17).fill(409)]);
@@ -401,7 +392,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('fills the last places of a pro user exactly under parallel adds', async () => {
-      const userId = await createUser(PRO_NEXT_MONTH);
+      const userId = await createUser(t.dataSource, PRO_NEXT_MONTH);
       await insertEntries(userId, Array.from({ length: 28 }, (_, i) => 100 + i));
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => addCorp(userId, 80 + i)));
       expect(results.filter((res) => res.status === 201)).toHaveLength(2);
@@ -410,7 +401,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('stores one entry when the same company is added in parallel, answering it to every call', async () => {
-      const userId = await createUser();
+      const userId = await createUser(t.dataSource);
       const results = await Promise.all(Array.from({ length: 8 }, () => addCorp(userId, 75)));
       expect(results.map((res) => res.status)).toEqual(Array(8).fill(201));
       expect(new Set(results.map((res) => res.body.id)).size).toBe(1);
@@ -420,7 +411,7 @@ describe('watchlist: /api/v1/watchlist', () => {
 
   describe('WatchlistService.trimToCapacity (for the downgrade cleanup)', () => {
     it('removes the oldest entries above the capacity of the tier active now, keeping the newest', async () => {
-      const userId = await createUser({ tier: 'pro', until: new Date(NOW.getTime() - DAY_MS) });
+      const userId = await createUser(t.dataSource, { tier: 'pro', until: new Date(NOW.getTime() - DAY_MS) });
       await insertEntries(userId, [90, 91, 92, 93, 94]);
       await setCreatedAt(userId, 90, '2026-11-05T00:00:00.000Z');
       await setCreatedAt(userId, 91, '2026-11-01T00:00:00.000Z');
@@ -434,7 +425,7 @@ describe('watchlist: /api/v1/watchlist', () => {
     });
 
     it('removes nothing while the subscription is active, or for a user that is gone', async () => {
-      const userId = await createUser(PRO_NEXT_MONTH);
+      const userId = await createUser(t.dataSource, PRO_NEXT_MONTH);
       await insertEntries(userId, [95, 96, 97, 98]);
       expect(await t.app.get(WatchlistService).trimToCapacity(userId)).toBe(0);
       expect(await storedEntries(userId)).toHaveLength(4);
@@ -444,8 +435,8 @@ describe('watchlist: /api/v1/watchlist', () => {
 
   describe('withdrawal', () => {
     it('deletes the user’s watch entries and keeps everyone else’s', async () => {
-      const userId = await createUser();
-      const other = await createUser();
+      const userId = await createUser(t.dataSource);
+      const other = await createUser(t.dataSource);
       for (const n of [140, 141]) await addCorp(userId, n).expect(201);
       await addCorp(other, 140).expect(201);
 
