@@ -13,14 +13,10 @@ import { RequiresAttestation } from '../attestation/requires-attestation.decorat
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { OptionalAuthentication } from '../auth/optional-jwt-auth.guard';
-import { AppError } from '../common/errors/app-error';
 import { ErrorBody } from '../common/errors/error-body';
+import { RceptNoPipe } from '../common/http/path-parameter.pipes';
 import { AnalysisService } from './analysis.service';
 import { AnalysisMetaResponse, RevealResponse } from './dto/analysis.dto';
-
-function assertReceiptNumber(rceptNo: string): void {
-  if (!/^\d{14}$/.test(rceptNo)) throw new AppError('VALIDATION_FAILED', 'rceptNo must be 14 digits');
-}
 
 @ApiTags('analysis')
 @Controller('api/v1/ai/analyze')
@@ -36,8 +32,7 @@ export class AnalysisController {
   @ApiOkResponse({ type: AnalysisMetaResponse })
   @ApiBadRequestResponse({ type: ErrorBody, description: 'rceptNo is not 14 digits' })
   @ApiNotFoundResponse({ type: ErrorBody, description: 'Unknown filing' })
-  meta(@Param('rceptNo') rceptNo: string, @Req() req: Request & { user?: AuthenticatedUser | null }): Promise<AnalysisMetaResponse> {
-    assertReceiptNumber(rceptNo);
+  meta(@Param('rceptNo', RceptNoPipe) rceptNo: string, @Req() req: Request & { user?: AuthenticatedUser | null }): Promise<AnalysisMetaResponse> {
     return this.analyses.meta(rceptNo, req.user?.userId ?? null);
   }
 
@@ -52,8 +47,7 @@ export class AnalysisController {
   @ApiNotFoundResponse({ type: ErrorBody, description: 'Unknown filing' })
   @ApiConflictResponse({ type: ErrorBody, description: 'NOT_READY: the analysis is not completed' })
   @ApiTooManyRequestsResponse({ type: ErrorBody, description: 'QUOTA_EXHAUSTED, with can_watch_ad: true' })
-  reveal(@Param('rceptNo') rceptNo: string, @CurrentUser() user: AuthenticatedUser): Promise<RevealResponse> {
-    assertReceiptNumber(rceptNo);
+  reveal(@Param('rceptNo', RceptNoPipe) rceptNo: string, @CurrentUser() user: AuthenticatedUser): Promise<RevealResponse> {
     return this.analyses.reveal(user.userId, rceptNo);
   }
 }

@@ -7,8 +7,8 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { AppError } from '../common/errors/app-error';
 import { ErrorBody } from '../common/errors/error-body';
+import { CorpCodePipe } from '../common/http/path-parameter.pipes';
 import { HttpCache } from '../common/http-cache/http-cache.decorator';
 import { CompaniesService } from './companies.service';
 import { CompanyView } from './company.view';
@@ -28,8 +28,7 @@ export class CompaniesController {
     type: ErrorBody,
     description: 'Nothing is stored and the disclosure system is unavailable, or busy (UPSTREAM_BUSY, with Retry-After)',
   })
-  find(@Param('corpCode') corpCode: string): Promise<CompanyView> {
-    if (!/^\d{8}$/.test(corpCode)) throw new AppError('VALIDATION_FAILED', 'corpCode must be 8 digits');
+  find(@Param('corpCode', CorpCodePipe) corpCode: string): Promise<CompanyView> {
     return this.companies.find(corpCode);
   }
 }

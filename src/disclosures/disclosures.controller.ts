@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppError } from '../common/errors/app-error';
 import { ErrorBody } from '../common/errors/error-body';
+import { RceptNoPipe } from '../common/http/path-parameter.pipes';
 import { HttpCache } from '../common/http-cache/http-cache.decorator';
 import { DisclosureView } from './disclosure.view';
 import { DisclosuresService } from './disclosures.service';
@@ -26,8 +27,7 @@ export class DisclosuresController {
   @ApiOkResponse({ type: DisclosureView })
   @ApiBadRequestResponse({ type: ErrorBody, description: 'rceptNo is not 14 digits' })
   @ApiNotFoundResponse({ type: ErrorBody })
-  async findOne(@Param('rceptNo') rceptNo: string): Promise<DisclosureView> {
-    if (!/^\d{14}$/.test(rceptNo)) throw new AppError('VALIDATION_FAILED', 'rceptNo must be 14 digits');
+  async findOne(@Param('rceptNo', RceptNoPipe) rceptNo: string): Promise<DisclosureView> {
     const disclosure = await this.disclosures.findOne(rceptNo);
     if (!disclosure) throw new AppError('NOT_FOUND', `No filing ${rceptNo}`);
     return disclosure;

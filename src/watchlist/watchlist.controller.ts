@@ -13,11 +13,10 @@ import {
 } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
-import { AppError } from '../common/errors/app-error';
 import { ErrorBody } from '../common/errors/error-body';
+import { CorpCodePipe } from '../common/http/path-parameter.pipes';
 import {
   AddWatchRequest,
-  CORP_CODE_PATTERN,
   SetNotifyRequest,
   WatchEntryView,
   WatchlistCapacityResponse,
@@ -25,10 +24,6 @@ import {
 } from './dto/watchlist.dto';
 import { DowngradeCleanupInterceptor } from './downgrade-cleanup.interceptor';
 import { WatchlistService } from './watchlist.service';
-
-function assertCorpCode(corpCode: string): void {
-  if (!CORP_CODE_PATTERN.test(corpCode)) throw new AppError('VALIDATION_FAILED', 'corpCode must be 8 digits');
-}
 
 const CORP_CODE_PARAM = { name: 'corpCode', example: '00126380', description: 'Company code, 8 digits' };
 
@@ -75,8 +70,7 @@ export class WatchlistController {
   @ApiBadRequestResponse({ type: ErrorBody, description: 'corpCode is not 8 digits' })
   @ApiNotFoundResponse({ type: ErrorBody, description: 'WATCH_ENTRY_NOT_FOUND: the company is not on the watchlist' })
   @ApiTooManyRequestsResponse({ type: ErrorBody, description: 'Rate limited; see Retry-After' })
-  async remove(@CurrentUser() user: AuthenticatedUser, @Param('corpCode') corpCode: string): Promise<void> {
-    assertCorpCode(corpCode);
+  async remove(@CurrentUser() user: AuthenticatedUser, @Param('corpCode', CorpCodePipe) corpCode: string): Promise<void> {
     await this.watchlist.remove(user.userId, corpCode);
   }
 
@@ -89,10 +83,9 @@ export class WatchlistController {
   @ApiTooManyRequestsResponse({ type: ErrorBody, description: 'Rate limited; see Retry-After' })
   setNotify(
     @CurrentUser() user: AuthenticatedUser,
-    @Param('corpCode') corpCode: string,
+    @Param('corpCode', CorpCodePipe) corpCode: string,
     @Body() body: SetNotifyRequest,
   ): Promise<WatchEntryView> {
-    assertCorpCode(corpCode);
     return this.watchlist.setNotify(user.userId, corpCode, body.notify_enabled);
   }
 }
