@@ -7,6 +7,8 @@ import { AppError } from '../common/errors/app-error';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { QuotaService } from '../quota/quota.service';
+import { UsersRepository } from '../users/users.repository';
+import { AdRewardTransactions } from './ad-reward-transactions';
 import { AdVerifierKeys } from './ad-verifier-keys';
 import { parseSsvQuery, type SsvCallback } from './ssv-callback';
 
@@ -39,6 +41,8 @@ export class AdRewardCallbackService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly quota: QuotaService,
+    private readonly users: UsersRepository,
+    private readonly rewards: AdRewardTransactions,
     private readonly keys: AdVerifierKeys,
     private readonly clock: Clock,
     @InjectConfig() config: AppConfig,
@@ -78,14 +82,9 @@ export class AdRewardCallbackService {
 
     const granted = await this.dataSource.transaction(async (manager) => {
       // KEY SHARE: the user cannot be deleted before this transaction ends.
-      const users = await manager.query<unknown[]>('SELECT 1 FROM users WHERE id = $1 FOR KEY SHARE', [userId]);
-      if (users.length === 0) throw new AppError('AD_USER_UNKNOWN', 'user_id is not a user of this service');
-      const recorded = await manager.query<unknown[]>(
-        `INSERT INTO ad_reward_transactions (transaction_id, user_id, ad_unit, key_id) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (transaction_id) DO NOTHING RETURNING transaction_id`,
-        [transactionId, userId, adUnit ?? '', callback.keyId],
-      );
-      if (recorded.length === 0) return false;
+      if (!(await this.users.lockExisting(manager, userId))) throw new AppError('AD_USER_UNKNOWN', 'user_id is not a user of this service');
+      const recorded = await this.rewards.record(manager, { transactionId, userId, adUnit: adUnit ?? '', keyId: callback.keyId });
+      if (!recorded) return false;
       await this.quota.reward(manager, userId);
       return true;
     });

@@ -7,12 +7,13 @@ import { AnalysisSchedulerService } from './analysis-scheduler.service';
 import { AnalysisController } from './analysis.controller';
 import { AnalysisService } from './analysis.service';
 import { AnalyzersModule } from './analyzers/analyzers.module';
+import { RevealedDisclosures } from './revealed-disclosures';
 import { SchedulerAdminController } from './scheduler-admin.controller';
 
 @Module({
   imports: [AuthModule, QuotaModule, DartModule, AnalyzersModule],
   controllers: [AnalysisController, SchedulerAdminController],
-  providers: [AnalysisQueue, AnalysisSchedulerService, AnalysisService],
+  providers: [AnalysisQueue, AnalysisSchedulerService, AnalysisService, RevealedDisclosures],
   exports: [AnalysisSchedulerService, AnalysisQueue],
 })
 export class AnalysisModule {}

@@ -6,6 +6,7 @@ import type { QuotaView } from '../quota/quota.service';
 import { QuotaService, toView } from '../quota/quota.service';
 import type { AnalysisStatus } from './analysis.entity';
 import type { AnalysisResult } from './analyzers/analysis-result.schema';
+import { RevealedDisclosures } from './revealed-disclosures';
 
 /** A filing whose text is shorter than this is "short": its analysis costs signed-in callers no quota. */
 export const SHORT_DOC_THRESHOLD = 1000;
@@ -40,6 +41,7 @@ export class AnalysisService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly quota: QuotaService,
+    private readonly reveals: RevealedDisclosures,
   ) {}
 
   /** The analysis meta response; `userId` is null for an anonymous caller. */
@@ -85,14 +87,10 @@ export class AnalysisService {
       if (row.status !== 'COMPLETED' || row.result === null || row.one_liner === null) {
         throw new AppError('NOT_READY', 'The analysis of this filing is not ready');
       }
-      const inserted = await manager.query<unknown[]>(
-        `INSERT INTO revealed_disclosures (user_id, rcept_no) VALUES ($1, $2)
-         ON CONFLICT (user_id, rcept_no) DO NOTHING RETURNING 1`,
-        [userId, rceptNo],
-      );
+      const recorded = await this.reveals.record(manager, userId, rceptNo);
       const state = await this.quota.current(manager, userId);
       const isShort = row.doc_length !== null && row.doc_length < SHORT_DOC_THRESHOLD;
-      if (inserted.length > 0 && !isShort) {
+      if (recorded && !isShort) {
         const used = await this.quota.charge(manager, userId, state.weeklyLimit);
         if (used === null) {
           throw new AppError('QUOTA_EXHAUSTED', 'The weekly quota is spent; watch an ad to get one more', {
