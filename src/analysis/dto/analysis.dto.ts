@@ -1,9 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { QuotaResponse } from '../../quota/dto/quota.dto';
 import { DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
+import type { AnalysisMeta, RevealAnswer } from '../analysis.service';
 import { AnalysisResultDto } from '../analyzers/analysis-result.dto';
 
-export class AnalysisMetaResponse {
+/**
+ * The OpenAPI mirror of `AnalysisMeta`: `implements` holds it to the service's answer,
+ * and the controller returning one as the other holds the reverse.
+ */
+export class AnalysisMetaResponse implements AnalysisMeta {
   @ApiProperty({ enum: ['PENDING', 'COMPLETED', 'UNAVAILABLE'], description: 'PENDING covers queued and in progress' })
   status: 'PENDING' | 'COMPLETED' | 'UNAVAILABLE';
 
@@ -23,7 +28,8 @@ export class AnalysisMetaResponse {
   result: AnalysisResultDto | null;
 }
 
-export class RevealResponse {
+/** The OpenAPI mirror of `RevealAnswer`, held to it like `AnalysisMetaResponse`. */
+export class RevealResponse implements RevealAnswer {
   @ApiProperty({ example: '20261121000123' })
   rcept_no: string;
 

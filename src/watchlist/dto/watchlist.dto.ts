@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsString, Matches } from 'class-validator';
 import { ErrorBody } from '../../common/errors/error-body';
+import type { WatchEntry, WatchlistCapacity } from '../watchlist.service';
 
 export const CORP_CODE_PATTERN = /^\d{8}$/;
 
@@ -19,8 +20,11 @@ export class SetNotifyRequest {
   notify_enabled: boolean;
 }
 
-/** A watch entry; the keys are the column names of `watch_stocks`. */
-export class WatchEntryView {
+/**
+ * The OpenAPI mirror of `WatchEntry`: `implements` holds it to the service's answer,
+ * and the controller returning one as the other holds the reverse.
+ */
+export class WatchEntryView implements WatchEntry {
   @ApiProperty({ example: 17 })
   id: number;
 
@@ -43,7 +47,8 @@ export class WatchEntryView {
   created_at: string;
 }
 
-export class WatchlistCapacityResponse {
+/** The OpenAPI mirror of `WatchlistCapacity`, held to it like `WatchEntryView`. */
+export class WatchlistCapacityResponse implements WatchlistCapacity {
   @ApiProperty({ example: 3, description: 'By the active tier: 3 (none), 30 (pro), 100 (max)' })
   capacity: number;
 
