@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import { AppStoreClient, AppStoreInvalidError, appleState } from './stores/app-store.client';
+import { StoreNotifications } from './store-notifications';
 import type { StoreState } from './stores/store-state';
 import { SubscriptionsService } from './subscriptions.service';
 
@@ -30,6 +31,7 @@ export class AppStoreNotificationsService {
     @Inject(AppStoreClient) private readonly appStore: AppStoreClient,
     private readonly subscriptions: SubscriptionsService,
     private readonly clock: Clock,
+    private readonly notifications: StoreNotifications,
   ) {}
 
   async handle(body: { signedPayload?: unknown }): Promise<AppStoreNotificationOutcome> {
@@ -54,12 +56,7 @@ export class AppStoreNotificationsService {
         if (transaction.originalTransactionId) target = { storeRef: transaction.originalTransactionId, state };
       }
       return await this.dataSource.transaction(async (manager) => {
-        const inserted = await manager.query<{ id: number }[]>(
-          `INSERT INTO store_notifications (platform, notification_id) VALUES ('ios', $1)
-           ON CONFLICT ON CONSTRAINT uq_store_notifications_platform_id DO NOTHING RETURNING id`,
-          [uuid],
-        );
-        if (inserted.length === 0) return 'duplicate';
+        if (!(await this.notifications.record(manager, 'ios', uuid))) return 'duplicate';
         if (!target) {
           this.logger.log(`App Store notification ${uuid} (${type}) acknowledged without a state to apply`);
           return 'ignored';

@@ -5,6 +5,7 @@ import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import { StoreNotifications } from './store-notifications';
 import { GooglePlayClient, type PlaySubscription, playSubscriptionServes } from './stores/google-play.client';
 import { SubscriptionsService } from './subscriptions.service';
 
@@ -41,6 +42,7 @@ export class PlayNotificationsService {
     @Inject(GooglePlayClient) private readonly play: GooglePlayClient,
     private readonly subscriptions: SubscriptionsService,
     private readonly clock: Clock,
+    private readonly notifications: StoreNotifications,
   ) {}
 
   async handle(push: PubSubPush): Promise<PlayNotificationOutcome> {
@@ -55,17 +57,12 @@ export class PlayNotificationsService {
 
     let subscription: PlaySubscription | null = null;
     if (purchaseToken && !forOtherApp) {
-      if (await this.seen(messageId)) return 'duplicate';
+      if (await this.notifications.seen('android', messageId)) return 'duplicate';
       subscription = await this.reRead(purchaseToken);
     }
 
     return this.dataSource.transaction(async (manager) => {
-      const inserted = await manager.query<{ id: number }[]>(
-        `INSERT INTO store_notifications (platform, notification_id) VALUES ('android', $1)
-         ON CONFLICT ON CONSTRAINT uq_store_notifications_platform_id DO NOTHING RETURNING id`,
-        [messageId],
-      );
-      if (inserted.length === 0) return 'duplicate';
+      if (!(await this.notifications.record(manager, 'android', messageId))) return 'duplicate';
       if (!subscription || !purchaseToken) {
         // Test notifications, one-time products, other apps: acknowledged, nothing to apply.
         this.logger.log(`Play notification ${messageId} acknowledged without a subscription to apply`);
@@ -76,14 +73,6 @@ export class PlayNotificationsService {
       await this.subscriptions.applyNotification(manager, 'android', purchaseToken, { ...subscription, serving });
       return 'applied';
     });
-  }
-
-  private async seen(messageId: string): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>(
-      "SELECT 1 FROM store_notifications WHERE platform = 'android' AND notification_id = $1",
-      [messageId],
-    );
-    return rows.length > 0;
   }
 
   private async reRead(purchaseToken: string): Promise<PlaySubscription> {

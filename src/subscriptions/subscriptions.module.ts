@@ -8,6 +8,8 @@ import { PlayNotificationsService } from './play-notifications.service';
 import { StoreNotificationsController } from './store-notifications.controller';
 import { PubSubPushAuth } from './stores/pubsub-push-auth';
 import { SubscriptionsController } from './subscriptions.controller';
+import { StoreNotifications } from './store-notifications';
+import { StorePurchases } from './store-purchases';
 import { SubscriptionsService } from './subscriptions.service';
 import { TierTransitions } from './tier-transitions';
 import { UsersModule } from '../users/users.module';
@@ -18,6 +20,8 @@ import { UsersModule } from '../users/users.module';
   controllers: [SubscriptionsController, StoreNotificationsController],
   providers: [
     TierTransitions,
+    StorePurchases,
+    StoreNotifications,
     SubscriptionsService,
     PlayNotificationsService,
     AppStoreNotificationsService,

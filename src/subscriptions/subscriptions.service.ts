@@ -8,6 +8,7 @@ import { InjectConfig } from '../config/config.module';
 import type { VerifySubscriptionRequest, VerifySubscriptionResponse } from './dto/subscription.dto';
 import { AppStoreClient, AppStoreInvalidError } from './stores/app-store.client';
 import { GooglePlayClient, PlayPurchaseInvalidError, playSubscriptionServes } from './stores/google-play.client';
+import { StorePurchases } from './store-purchases';
 import type { StoreState } from './stores/store-state';
 import { type StorePlatform, TierTransitions } from './tier-transitions';
 
@@ -30,6 +31,7 @@ export class SubscriptionsService {
     @InjectConfig() private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly transitions: TierTransitions,
+    private readonly purchases: StorePurchases,
     @Inject(GooglePlayClient) private readonly play: GooglePlayClient,
     @Inject(AppStoreClient) private readonly appStore: AppStoreClient,
   ) {}
@@ -55,8 +57,8 @@ export class SubscriptionsService {
    * bound to. A purchase no user has verified yet is kept (user_id NULL) for a later verify.
    */
   async applyNotification(manager: EntityManager, platform: StorePlatform, storeRef: string, state: StoreState): Promise<void> {
-    const purchase = await this.lockPurchase(manager, platform, storeRef);
-    await this.recordState(manager, purchase.id, purchase.user_id, state);
+    const purchase = await this.purchases.lock(manager, platform, storeRef);
+    await this.purchases.recordState(manager, purchase.id, purchase.user_id, state, this.clock.now());
     if (purchase.user_id === null) return;
     await this.applyTo(manager, purchase.user_id, platform, storeRef, state, this.tierOf(state.productId));
   }
@@ -106,8 +108,8 @@ export class SubscriptionsService {
     state: StoreState,
     tier: 'pro' | 'max',
   ): Promise<void> {
-    const purchase = await this.lockPurchase(manager, platform, storeRef);
-    await this.recordState(manager, purchase.id, userId, state);
+    const purchase = await this.purchases.lock(manager, platform, storeRef);
+    await this.purchases.recordState(manager, purchase.id, userId, state, this.clock.now());
     if (purchase.user_id !== null && purchase.user_id !== userId) {
       await this.transitions.withdraw(manager, purchase.user_id, storeRef);
     }
@@ -128,29 +130,5 @@ export class SubscriptionsService {
     } else {
       await this.transitions.withdraw(manager, userId, storeRef);
     }
-  }
-
-  private async lockPurchase(
-    manager: EntityManager,
-    platform: StorePlatform,
-    storeRef: string,
-  ): Promise<{ id: number; user_id: number | null }> {
-    await manager.query(
-      `INSERT INTO store_purchases (platform, store_ref) VALUES ($1, $2)
-       ON CONFLICT ON CONSTRAINT uq_store_purchases_platform_ref DO NOTHING`,
-      [platform, storeRef],
-    );
-    const [purchase] = await manager.query<{ id: number; user_id: number | null }[]>(
-      'SELECT id, user_id FROM store_purchases WHERE platform = $1 AND store_ref = $2 FOR UPDATE',
-      [platform, storeRef],
-    );
-    return purchase;
-  }
-
-  private async recordState(manager: EntityManager, purchaseId: number, userId: number | null, state: StoreState): Promise<void> {
-    await manager.query(
-      `UPDATE store_purchases SET user_id = $2, product_id = $3, state = $4, expires_at = $5, updated_at = $6 WHERE id = $1`,
-      [purchaseId, userId, state.productId, state.state, state.expiryTime, this.clock.now()],
-    );
   }
 }
