@@ -8,16 +8,8 @@ import type { PremiumTier } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
 import { WatchEntries, type WatchRow } from './watch-entries';
 
-/** A watch entry as answered: the column names of `watch_stocks`, `created_at` in RFC 3339 UTC. */
-export interface WatchEntry {
-  id: number;
-  user_id: number;
-  corp_code: string;
-  corp_name: string;
-  stock_code: string | null;
-  notify_enabled: boolean;
-  created_at: string;
-}
+/** A watch entry as answered: the row of `watch_stocks`, `created_at` in RFC 3339 UTC. */
+export type WatchEntry = Omit<WatchRow, 'created_at'> & { created_at: string };
 
 export interface WatchlistCapacity {
   capacity: number;
