@@ -126,7 +126,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
   private async process(job: ClaimedAnalysis): Promise<void> {
     try {
       const zip = await this.dart.document(job.rceptNo, 'analysisDocument');
-      const { text } = extractDocumentText(zip, job.rceptNo);
+      const { text } = await extractDocumentText(zip, job.rceptNo);
       const fitted = fitToModel(text, MAX_MODEL_CHARS);
       const output = await this.analyzer.analyze({
         rceptNo: job.rceptNo,

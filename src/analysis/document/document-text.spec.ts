@@ -25,7 +25,7 @@ describe('extractDocumentText', () => {
       { name: `${RCEPT_NO}_00760.xml`, bytes: document(`<P>${'감사보고서 '.repeat(2_000)}</P>`) },
       { name: `${RCEPT_NO}.xml`, bytes: document('<SECTION-1><TITLE>1. 배당구분</TITLE><P>결산배당</P></SECTION-1>') },
     ]);
-    expect(extractDocumentText(zip, RCEPT_NO)).toEqual({ text: '현금ㆍ현물배당결정\n1. 배당구분\n결산배당', entryName: `${RCEPT_NO}.xml`, encoding: 'utf-8' });
+    expect(await extractDocumentText(zip, RCEPT_NO)).toEqual({ text: '현금ㆍ현물배당결정\n1. 배당구분\n결산배당', entryName: `${RCEPT_NO}.xml`, encoding: 'utf-8' });
   });
 
   it('falls back to the largest .xml when the archive has no {rcept_no}.xml, ignoring other files', async () => {
@@ -34,7 +34,7 @@ describe('extractDocumentText', () => {
       { name: 'small.xml', bytes: document('<P>작은 문서</P>') },
       { name: 'LARGE.XML', bytes: document(`<P>큰 문서 ${'내용 '.repeat(100)}</P>`) },
     ]);
-    const extracted = extractDocumentText(zip, RCEPT_NO);
+    const extracted = await extractDocumentText(zip, RCEPT_NO);
     expect(extracted.entryName).toBe('LARGE.XML');
     expect(extracted.text.startsWith('현금ㆍ현물배당결정\n큰 문서 내용')).toBe(true);
   });
@@ -42,7 +42,7 @@ describe('extractDocumentText', () => {
   it('decodes an EUC-KR entry and reads entries stored without compression', async () => {
     const text = document('<P>1주당 배당금 : 1,500원, 시가배당율 : 2.35%</P>', 'EUC-KR');
     const zip = await zipOf([{ name: `${RCEPT_NO}.xml`, bytes: iconv.encode(text, 'euc-kr'), compress: false }]);
-    expect(extractDocumentText(zip, RCEPT_NO)).toEqual({
+    expect(await extractDocumentText(zip, RCEPT_NO)).toEqual({
       text: '현금ㆍ현물배당결정\n1주당 배당금 : 1,500원, 시가배당율 : 2.35%',
       entryName: `${RCEPT_NO}.xml`,
       encoding: 'euc-kr',
@@ -51,25 +51,25 @@ describe('extractDocumentText', () => {
 
   it('throws a DocumentArchiveError for what is not a readable archive', async () => {
     const good = await zipOf([{ name: `${RCEPT_NO}.xml`, bytes: document(`<P>${'본문 '.repeat(500)}</P>`) }]);
-    const failure = (zip: Buffer): unknown => {
+    const failure = async (zip: Buffer): Promise<unknown> => {
       try {
-        extractDocumentText(zip, RCEPT_NO);
+        await extractDocumentText(zip, RCEPT_NO);
       } catch (error) {
         return error;
       }
       return undefined;
     };
 
-    expect(failure(Buffer.from('<result><status>014</status></result>'))).toBeInstanceOf(DocumentArchiveError);
-    expect(failure(Buffer.alloc(0))).toBeInstanceOf(DocumentArchiveError);
-    expect(failure(good.subarray(0, good.length - 30))).toBeInstanceOf(DocumentArchiveError);
+    expect(await failure(Buffer.from('<result><status>014</status></result>'))).toBeInstanceOf(DocumentArchiveError);
+    expect(await failure(Buffer.alloc(0))).toBeInstanceOf(DocumentArchiveError);
+    expect(await failure(good.subarray(0, good.length - 30))).toBeInstanceOf(DocumentArchiveError);
     // A flipped byte in the compressed data: inflating fails or the CRC does not match.
     const corrupt = Buffer.from(good);
     corrupt[60] ^= 0xff;
-    expect(failure(corrupt)).toBeInstanceOf(DocumentArchiveError);
+    expect(await failure(corrupt)).toBeInstanceOf(DocumentArchiveError);
     const noXml = await zipOf([{ name: 'readme.txt', bytes: 'no document' }]);
-    expect(failure(noXml)).toMatchObject({ name: 'DocumentArchiveError', message: expect.stringContaining('no .xml') });
-    expect(extractDocumentText(good, RCEPT_NO).text).toContain('본문');
+    expect(await failure(noXml)).toMatchObject({ name: 'DocumentArchiveError', message: expect.stringContaining('no .xml') });
+    expect((await extractDocumentText(good, RCEPT_NO)).text).toContain('본문');
   });
 });
 
@@ -95,7 +95,7 @@ describe('extractDocumentText on documents fetched from the sandbox', () => {
   it('turns malformed, EUC-KR and long documents into plain text without markup or cover', async () => {
     for (const kind of ['malformed', 'euc-kr', 'long', 'short']) {
       const rceptNo = filingOf(kind);
-      const { text, entryName, encoding } = extractDocumentText(await client.document(rceptNo, 'analysisDocument'), rceptNo);
+      const { text, entryName, encoding } = await extractDocumentText(await client.document(rceptNo, 'analysisDocument'), rceptNo);
       expect(entryName).toBe(`${rceptNo}.xml`);
       expect(encoding).toBe(kind === 'euc-kr' ? 'euc-kr' : 'utf-8');
       // No tags, no cover (its signatory line), no metadata, and the body's first title is there.
@@ -110,7 +110,7 @@ describe('extractDocumentText on documents fetched from the sandbox', () => {
 
   it('reads over 100,000 characters from the longest documents', async () => {
     const rceptNo = filingOf('long', (no) => sandbox.control.documentOf(no)!.xml!.length > 250_000);
-    const { text } = extractDocumentText(await client.document(rceptNo, 'analysisDocument'), rceptNo);
+    const { text } = await extractDocumentText(await client.document(rceptNo, 'analysisDocument'), rceptNo);
     expect(text.length).toBeGreaterThan(100_000);
   });
 });

@@ -1,6 +1,6 @@
 import { type DocumentEncoding, decodeDocument } from './document-encoding';
 import { markupToText } from './markup-text';
-import { DocumentArchiveError, type ZipEntry, listZipEntries, readZipEntry } from './zip-entries';
+import { DocumentArchiveError, type ZipEntry, readZipEntry } from './zip-entries';
 
 export { type DocumentEncoding } from './document-encoding';
 export { MAX_MODEL_CHARS, OMISSION_MARKER, fitToModel } from './fit-to-model';
@@ -28,9 +28,9 @@ export interface ExtractedDocument {
  * markup read by a tolerant parser, so bad markup never fails; only an unreadable archive throws a
  * DocumentArchiveError (not a ZIP, cut short, corrupt, no .xml entry, entry over MAX_DOCUMENT_FILE_BYTES).
  */
-export function extractDocumentText(zip: Buffer, rceptNo: string): ExtractedDocument {
-  const entry = mainEntry(listZipEntries(zip), rceptNo);
-  const { text: markup, encoding } = decodeDocument(readZipEntry(zip, entry, MAX_DOCUMENT_FILE_BYTES));
+export async function extractDocumentText(zip: Buffer, rceptNo: string): Promise<ExtractedDocument> {
+  const { entry, bytes } = await readZipEntry(zip, (entries) => mainEntry(entries, rceptNo), MAX_DOCUMENT_FILE_BYTES);
+  const { text: markup, encoding } = decodeDocument(bytes);
   return { text: markupToText(markup), entryName: entry.name, encoding };
 }
 

@@ -402,7 +402,7 @@ describe('startDartSandbox document.xml', () => {
   });
 
   it('writes short documents under 1,000 characters of text and long ones of tens of thousands, some over 100,000', async () => {
-    const textOf = async (rceptNo: string): Promise<string> => extractDocumentText((await sandbox.control.documentZip(rceptNo))!, rceptNo).text;
+    const textOf = async (rceptNo: string): Promise<string> => (await extractDocumentText((await sandbox.control.documentZip(rceptNo))!, rceptNo)).text;
     const short = documents.filter(({ document }) => document.size === 'short').slice(0, 30);
     for (const { filing } of short) {
       const text = await textOf(filing.rcept_no);
