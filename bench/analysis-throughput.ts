@@ -5,8 +5,6 @@
  * overhead per analysis, at several concurrencies. Results: docs/benchmarks-analysis.md.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
@@ -16,20 +14,22 @@ import { validAnswer } from '../src/analysis/analyzers/testing/analysis-answers'
 import { startModelServerDouble } from '../src/analysis/analyzers/testing/model-server-double';
 import { AppModule } from '../src/app.module';
 import { configureApp } from '../src/app.setup';
-import { loadConfig } from '../src/config/app-config';
 import { DisclosureIngestService } from '../src/disclosures/disclosure-ingest.service';
 import { createRootLogger } from '../src/logging/root-logger';
 import { startDartSandbox } from '../src/sandbox/dart/dart-sandbox';
-import { createDatabase, startServer } from './postgres';
+import { benchConfig } from './app';
+import { createLog, envNumber } from './harness';
+import { startPostgresServer } from '../test/support/postgres-server';
+import { createDatabase } from '../test/support/test-database';
 
-const FILINGS = Number(process.env.BENCH_ANALYSIS_FILINGS ?? 300);
+const FILINGS = envNumber('BENCH_ANALYSIS_FILINGS', 300, 1, 100_000);
 const CONCURRENCIES = [1, 2, 8];
 
-const log = (line: string) => process.stdout.write(`[bench:analysis] ${line}\n`);
+const log = createLog('bench:analysis');
 
 async function main(): Promise<void> {
-  const server = await startServer(log);
-  const database = await createDatabase(server.adminUrl);
+  const server = await startPostgresServer('bench', log);
+  const database = await createDatabase(server.adminUrl, 'briefing_bench');
   const sandbox = await startDartSandbox({ seed: 11, companyCount: 2000, filingsPerBusinessDay: 40 });
   const model = await startModelServerDouble();
   const answer = JSON.stringify(validAnswer());
@@ -52,22 +52,15 @@ async function main(): Promise<void> {
   const rows: { concurrency: number; perMinute: number; msPerAnalysis: number; modelCalls: number }[] = [];
   try {
     for (const concurrency of CONCURRENCIES) {
-      const config = loadConfig({
-        APP_ENV: 'local',
-        LOG_LEVEL: 'silent',
-        JWT_SECRET: randomBytes(32).toString('hex'),
-        DATA_DIR: path.join(process.cwd(), '.data-bench-unused'),
+      const config = benchConfig({
         DATABASE_URL: database.url,
         DART_API_BASE_URL: sandbox.baseUrl,
         DART_API_KEY: sandbox.apiKey,
-        DART_REQUESTS_PER_MINUTE: '1000000',
         AI_PROVIDER: 'openai',
         OPENAI_BASE_URL: `${model.url}/v1`,
         OPENAI_API_KEY: 'bench',
         OPENAI_MODEL: 'bench-model',
         ANALYSIS_CONCURRENCY: String(concurrency),
-        ANALYSIS_SCHEDULER_AUTO_START: 'false',
-        DISCLOSURE_MONITOR_AUTO_START: 'false',
       });
       const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, createRootLogger(config)), {
         bodyParser: false,

@@ -13,14 +13,14 @@ import { type AppConfig, loadConfig } from '../src/config/app-config';
 import { createRootLogger } from '../src/logging/root-logger';
 
 /** What the bare route answers: a constant, small JSON array. */
-export const BARE_BODY: ReadonlyArray<{ id: number; name: string; ok: boolean }> = Array.from({ length: 10 }, (_, i) => ({
+const BARE_BODY: ReadonlyArray<{ id: number; name: string; ok: boolean }> = Array.from({ length: 10 }, (_, i) => ({
   id: i + 1,
   name: `item-${i + 1}`,
   ok: true,
 }));
 
 /** A constant list shaped like a page of 50 filings with summaries (about 16 kB of JSON). */
-export const BARE_LARGE_BODY: ReadonlyArray<Record<string, string>> = Array.from({ length: 50 }, (_, i) => ({
+const BARE_LARGE_BODY: ReadonlyArray<Record<string, string>> = Array.from({ length: 50 }, (_, i) => ({
   rcept_no: `20261120${String(i + 1).padStart(6, '0')}`,
   corp_name: '한성바이오',
   corp_code: '01000012',
@@ -37,7 +37,7 @@ export const BARE_LARGE_BODY: ReadonlyArray<Record<string, string>> = Array.from
  * large as a cached page of 50 filings, to tell the cost of the cache from the cost of the payload.
  */
 @Controller('bench')
-export class BareController {
+class BareController {
   @Get('bare')
   bare(): ReadonlyArray<{ id: number; name: string; ok: boolean }> {
     return BARE_BODY;
@@ -51,7 +51,7 @@ export class BareController {
 
 /** The whole service plus the bare route, as one root module. */
 @Module({})
-export class BenchRootModule {
+class BenchRootModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: BenchRootModule,
@@ -61,13 +61,13 @@ export class BenchRootModule {
   }
 }
 
-export interface CapturedQuery {
+interface CapturedQuery {
   sql: string;
   params: unknown[];
 }
 
 /** Counts (and on demand records) the SQL the services send through the application's DataSource. */
-export class QueryTap {
+class QueryTap {
   count = 0;
   private captured: CapturedQuery[] | null = null;
 
@@ -103,10 +103,22 @@ export interface BenchApp {
   close(): Promise<void>;
 }
 
-export interface BenchAppOptions {
-  databaseUrl: string;
-  dartBaseUrl: string;
-  dartApiKey: string;
+/**
+ * The configuration every benchmark runs with: local mode, quiet, fresh secrets, no
+ * scheduled work (each benchmark drives the work it measures) and no DART budget.
+ */
+export function benchConfig(env: Record<string, string | undefined>): AppConfig {
+  return loadConfig({
+    APP_ENV: 'local',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+    DATA_DIR: path.join(os.tmpdir(), 'briefing-bench-unused-data-dir'),
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    DART_REQUESTS_PER_MINUTE: '1000000',
+    DISCLOSURE_MONITOR_AUTO_START: 'false',
+    ANALYSIS_SCHEDULER_AUTO_START: 'false',
+    STOCK_SYNC_SCHEDULER_ENABLED: 'false',
+    ...env,
+  });
 }
 
 /**
@@ -114,22 +126,14 @@ export interface BenchAppOptions {
  * `loadConfig`, the request pipeline of `configureApp`, then `listen`), on a
  * loopback port; migrations run during start-up.
  */
-export async function startBenchApp(options: BenchAppOptions): Promise<BenchApp> {
+export async function startBenchApp(options: { databaseUrl: string; dartBaseUrl: string; dartApiKey: string }): Promise<BenchApp> {
   const adminKey = randomBytes(24).toString('hex');
-  const config = loadConfig({
-    APP_ENV: 'local',
-    LOG_LEVEL: 'silent',
+  const config = benchConfig({
     PORT: '0',
-    DATA_DIR: path.join(os.tmpdir(), 'briefing-bench-unused-data-dir'),
-    JWT_SECRET: randomBytes(32).toString('hex'),
     ADMIN_KEY: adminKey,
     DATABASE_URL: options.databaseUrl,
     DART_API_BASE_URL: options.dartBaseUrl,
     DART_API_KEY: options.dartApiKey,
-    DART_REQUESTS_PER_MINUTE: '1000000',
-    DISCLOSURE_MONITOR_AUTO_START: 'false',
-    ANALYSIS_SCHEDULER_AUTO_START: 'false',
-    STOCK_SYNC_SCHEDULER_ENABLED: 'false',
   });
   const app = await NestFactory.create<NestExpressApplication>(BenchRootModule.forRoot(config), {
     bodyParser: false,

@@ -9,7 +9,8 @@ import { CpuMonitor } from './cpu-monitor';
 import { LoadClient } from './load-client';
 import type { LoadJob } from './load-protocol';
 import { explainReads } from './plans';
-import { createDatabase, startServer } from './postgres';
+import { startPostgresServer } from '../test/support/postgres-server';
+import { createDatabase } from '../test/support/test-database';
 import {
   type BenchReport,
   GENERATED_BEGIN,
@@ -90,9 +91,9 @@ async function main(): Promise<void> {
   const warnings: string[] = [];
   const boot: Record<string, number> = {};
 
-  const server = await timedStep(boot, 'PostgreSQL', () => startServer(log));
+  const server = await timedStep(boot, 'PostgreSQL', () => startPostgresServer('bench', log));
   cleanups.push({ label: `PostgreSQL (${server.origin})`, run: () => server.stop() });
-  const database = await createDatabase(server.adminUrl);
+  const database = await createDatabase(server.adminUrl, 'briefing_bench');
   cleanups.push({ label: `database ${database.name}`, run: () => database.drop() });
   log(`created database ${database.name}`);
 

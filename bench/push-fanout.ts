@@ -7,7 +7,6 @@
  * sampling memory. Results: docs/benchmarks-push.md.
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,11 +15,13 @@ import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
 import { kstDate } from '../src/common/korea-time';
-import { type AppConfig, loadConfig } from '../src/config/app-config';
+import type { AppConfig } from '../src/config/app-config';
 import { DisclosureIngestService } from '../src/disclosures/disclosure-ingest.service';
 import { type PushMessage, PushSender, type PushSendResult } from '../src/push/push-sender';
 import type { DartFiling } from '../src/upstream/dart/dart.types';
-import { createDatabase, startServer } from './postgres';
+import { benchConfig } from './app';
+import { startPostgresServer } from '../test/support/postgres-server';
+import { createDatabase } from '../test/support/test-database';
 import { createCleanups, createLog, envNumber } from './harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -316,24 +317,17 @@ async function main(): Promise<void> {
   const runCount = envNumber('BENCH_PUSH_RUNS', 3, 1, 20);
   const writeDocs = (process.env.BENCH_WRITE_DOCS ?? 'true') !== 'false';
 
-  const server = await startServer(log);
+  const server = await startPostgresServer('bench', log);
   cleanups.push({ label: `PostgreSQL (${server.origin})`, run: () => server.stop() });
-  const database = await createDatabase(server.adminUrl);
+  const database = await createDatabase(server.adminUrl, 'briefing_bench');
   cleanups.push({ label: `database ${database.name}`, run: () => database.drop() });
   log(`created database ${database.name}`);
 
-  const config = loadConfig({
-    APP_ENV: 'local',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
-    DATA_DIR: path.join(os.tmpdir(), 'briefing-bench-unused-data-dir'),
-    JWT_SECRET: randomBytes(32).toString('hex'),
+  const config = benchConfig({
     DATABASE_URL: database.url,
     // Nothing upstream is called: the filings are stored directly.
     DART_API_KEY: 'bench-push',
     DART_API_BASE_URL: 'http://127.0.0.1:9/api',
-    DISCLOSURE_MONITOR_AUTO_START: 'false',
-    ANALYSIS_SCHEDULER_AUTO_START: 'false',
-    STOCK_SYNC_SCHEDULER_ENABLED: 'false',
     PUSH_CONCURRENCY: process.env.PUSH_CONCURRENCY,
   });
   const sender = new InstantPushSender();

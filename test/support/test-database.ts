@@ -19,14 +19,8 @@ function serverUrl(): string {
   return url;
 }
 
-function databaseUrl(name: string): string {
-  const url = new URL(serverUrl());
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function withAdmin<T>(work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: serverUrl() });
+async function withAdmin<T>(server: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: server });
   await client.connect();
   try {
     return await work(client);
@@ -35,30 +29,39 @@ async function withAdmin<T>(work: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
-async function dropDatabase(name: string): Promise<void> {
-  await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+/**
+ * A new database `<prefix>_<random>` on the server at `adminUrl`: empty, or a copy of
+ * `template`. Tests call createTestDatabase; bench/ calls this with its own server.
+ */
+export async function createDatabase(adminUrl: string, prefix: string, template?: string): Promise<TestDatabase & { name: string }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await withAdmin(adminUrl, (client) => client.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: () => withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
 }
 
 /**
  * Creates this run's template database and migrates it the way the app does at start
  * (runMigrationsLocked). Connections are then refused, because PostgreSQL clones a
- * template only while nobody is connected to it. Returns the template's name.
+ * template only while nobody is connected to it.
  */
-export async function createMigratedTemplate(): Promise<string> {
-  // One per run: runs sharing a server (TEST_DATABASE_URL) must not share a template.
-  const name = `briefing_template_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
-  const dataSource = await new DataSource(buildMigrationDataSourceOptions(databaseUrl(name))).initialize();
+export async function createMigratedTemplate(): Promise<TestDatabase & { name: string }> {
+  // One per run (the pid in its name): runs sharing a server (TEST_DATABASE_URL) must not share a template.
+  const template = await createDatabase(serverUrl(), `briefing_template_${process.pid}`);
+  const dataSource = await new DataSource(buildMigrationDataSourceOptions(template.url)).initialize();
   try {
     await runMigrationsLocked(dataSource);
   } finally {
     await dataSource.destroy();
   }
-  await withAdmin((client) => client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`));
-  return name;
+  await withAdmin(serverUrl(), (client) => client.query(`ALTER DATABASE ${template.name} WITH ALLOW_CONNECTIONS false`));
+  return template;
 }
-
-export const dropTemplate = dropDatabase;
 
 /**
  * A new database on the test server, cloned from the run's migrated template (the
@@ -66,9 +69,7 @@ export const dropTemplate = dropDatabase;
  * database without any table, for tests of the migrations themselves.
  */
 export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
-  const name = `briefing_test_${randomBytes(6).toString('hex')}`;
   const template = process.env[TEST_PG_TEMPLATE];
   if (!options.empty && !template) throw new Error(`${TEST_PG_TEMPLATE} is not set: run the tests through jest (global-setup creates it)`);
-  await withAdmin((client) => client.query(options.empty ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${template}`));
-  return { url: databaseUrl(name), drop: () => dropDatabase(name) };
+  return createDatabase(serverUrl(), 'briefing_test', options.empty ? undefined : template);
 }
