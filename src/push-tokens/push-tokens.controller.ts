@@ -4,14 +4,14 @@ import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { ErrorBody } from '../common/errors/error-body';
 import { RegisterPushTokenRequest, UnregisterPushTokenRequest } from './dto/push-token.dto';
-import { PushTokensService } from './push-tokens.service';
+import { PushTokens } from './push-tokens';
 
 @ApiTags('push')
 @Authenticated()
 @ApiTooManyRequestsResponse({ type: ErrorBody, description: 'Rate limited; see Retry-After' })
 @Controller('api/v1/push')
 export class PushTokensController {
-  constructor(private readonly pushTokens: PushTokensService) {}
+  constructor(private readonly pushTokens: PushTokens) {}
 
   @Post('fcm-token')
   @HttpCode(HttpStatus.NO_CONTENT)

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { PushTokensController } from './push-tokens.controller';
-import { PushTokensService } from './push-tokens.service';
+import { PushTokens } from './push-tokens';
 
 /** Registration of the devices' FCM tokens; sending lives in src/push. */
 @Module({
   controllers: [PushTokensController],
-  providers: [PushTokensService],
-  exports: [PushTokensService],
+  providers: [PushTokens],
+  exports: [PushTokens],
 })
 export class PushTokensModule {}

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { PushPlatform } from './push-token.entity';
 
-/** The devices of a user: FCM registration tokens, each owned by exactly one user. */
+/**
+ * Owner of table push_tokens: the only writer. The devices of a user: FCM registration
+ * tokens, each owned by exactly one user. The push fan-out reads the table in a join
+ * and removes the tokens FCM reports unregistered through `removeUnregistered`.
+ */
 @Injectable()
-export class PushTokensService {
+export class PushTokens {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
@@ -31,5 +35,15 @@ export class PushTokensService {
    */
   async unregister(userId: number, fcmToken: string): Promise<void> {
     await this.dataSource.query('DELETE FROM push_tokens WHERE fcm_token = $1 AND user_id = $2', [fcmToken, userId]);
+  }
+
+  /** Removes tokens FCM no longer knows, in the caller's transaction; returns how many rows went. */
+  async removeUnregistered(manager: EntityManager, fcmTokens: string[]): Promise<number> {
+    // Counted through a CTE: TypeORM's raw DELETE result is not the row list.
+    const [{ n }] = await manager.query<{ n: number }[]>(
+      'WITH removed AS (DELETE FROM push_tokens WHERE fcm_token = ANY($1::text[]) RETURNING 1) SELECT count(*)::int AS n FROM removed',
+      [fcmTokens],
+    );
+    return n;
   }
 }

@@ -5,6 +5,7 @@ import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import { PushTokens } from '../push-tokens/push-tokens';
 import type { FilingNotice } from './new-filing-message';
 import type { PushSendResult } from './push-sender';
 
@@ -65,6 +66,7 @@ export class PushDeliveryQueue {
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectConfig() private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly pushTokens: PushTokens,
   ) {}
 
   /**
@@ -187,11 +189,7 @@ export class PushDeliveryQueue {
       const gone = finished.filter((row) => row.status === 'UNREGISTERED').map((row) => row.fcm_token);
       let tokensRemoved = 0;
       if (gone.length > 0) {
-        const [{ n }] = await manager.query<{ n: number }[]>(
-          'WITH removed AS (DELETE FROM push_tokens WHERE fcm_token = ANY($1::text[]) RETURNING 1) SELECT count(*)::int AS n FROM removed',
-          [gone],
-        );
-        tokensRemoved = n;
+        tokensRemoved = await this.pushTokens.removeUnregistered(manager, gone);
       }
       return { recorded: finished.length, tokensRemoved };
     });

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { PushTokensModule } from '../push-tokens/push-tokens.module';
 import { DisabledPushSender } from './disabled-push-sender';
 import { FirebasePushSender } from './firebase-push-sender';
 import { PushDeliveryQueue } from './push-delivery-queue';
@@ -10,6 +11,7 @@ import { PushSender } from './push-sender';
 
 /** New-filing push: the outbox worker and the sender behind it (Firebase, or off without credentials). */
 @Module({
+  imports: [PushTokensModule],
   providers: [
     {
       provide: PushSender,
