@@ -1,10 +1,15 @@
-/** Korea Standard Time is UTC+9 all year (no daylight saving). */
+/**
+ * Korea Standard Time, the one clock of the disclosure system (dates are YYYYMMDD in KST), the
+ * quota week and the DART daily budget. KST is UTC+9 all year (no daylight saving).
+ * Calendar dates are YYYYMMDD strings; their arithmetic is done at midnight UTC.
+ */
 const KST_OFFSET_MS = 9 * 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+const WEEK_MS = 7 * DAY_MS;
 
 /** The calendar date in Korea of an instant, as YYYYMMDD. */
 export function kstDate(instant: Date): string {
-  return new Date(instant.getTime() + KST_OFFSET_MS).toISOString().slice(0, 10).replace(/-/g, '');
+  return formatYmd(new Date(instant.getTime() + KST_OFFSET_MS));
 }
 
 /** The first instant of the next calendar day in Korea (KST midnight after `instant`). */
@@ -12,11 +17,23 @@ export function startOfNextKstDay(instant: Date): Date {
   return new Date(parseYmd(addDays(kstDate(instant), 1)).getTime() - KST_OFFSET_MS);
 }
 
+/** The start of the week holding `instant`: Monday 00:00 Korea time (Sunday 15:00 UTC). */
+export function startOfKstWeek(instant: Date): Date {
+  const korea = new Date(instant.getTime() + KST_OFFSET_MS);
+  const daysSinceMonday = (korea.getUTCDay() + 6) % 7;
+  const mondayInKorea = Date.UTC(korea.getUTCFullYear(), korea.getUTCMonth(), korea.getUTCDate()) - daysSinceMonday * DAY_MS;
+  return new Date(mondayInKorea - KST_OFFSET_MS);
+}
+
+/** The start of the week after the one holding `instant` (seven days after its start). */
+export function startOfNextKstWeek(instant: Date): Date {
+  return new Date(startOfKstWeek(instant).getTime() + WEEK_MS);
+}
+
 /** True for a real calendar date written as YYYYMMDD. */
 export function isCalendarDate(value: string): boolean {
   if (!/^\d{8}$/.test(value)) return false;
-  const date = parseYmd(value);
-  return date.toISOString().slice(0, 10).replace(/-/g, '') === value;
+  return formatYmd(parseYmd(value)) === value;
 }
 
 /** Midnight UTC of a YYYYMMDD date (for date arithmetic only). */
@@ -30,6 +47,21 @@ export function formatYmd(date: Date): string {
 
 export function addDays(ymd: string, days: number): string {
   return formatYmd(new Date(parseYmd(ymd).getTime() + days * DAY_MS));
+}
+
+/** `ymd` plus `months` calendar months, clamped to the end of a shorter month (Nov 30 + 3 months = Feb 28/29). */
+export function addMonths(ymd: string, months: number): string {
+  const start = parseYmd(ymd);
+  const target = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + months, 1));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(start.getUTCDate(), lastDay));
+  return formatYmd(target);
+}
+
+/** Monday to Friday (public holidays are not known here). */
+export function isWeekday(ymd: string): boolean {
+  const day = parseYmd(ymd).getUTCDay();
+  return day !== 0 && day !== 6;
 }
 
 /**

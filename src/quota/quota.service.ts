@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
+import { startOfKstWeek, startOfNextKstWeek } from '../common/korea-time';
 import { AppError } from '../common/errors/app-error';
 import { activeTier, WEEKLY_REVEAL_LIMIT } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
 import { QuotaStore } from './quota-store';
-import { nextResetAfter, weekStartOf } from './quota-week';
 
 /** The specification's quota response. */
 export interface QuotaView {
@@ -58,7 +58,7 @@ export class QuotaService {
   /** Creates the row, or resets it when the stored week is not the current one, and reads it. */
   async current(manager: EntityManager, userId: number): Promise<QuotaState> {
     const now = this.clock.now();
-    const weekStart = weekStartOf(now);
+    const weekStart = startOfKstWeek(now);
     await this.store.startWeek(manager, userId, weekStart);
     const row = await this.store.read(manager, userId);
     if (!row) throw new AppError('UNAUTHORIZED', 'The account of this token no longer exists');
@@ -85,6 +85,6 @@ export function toView(state: QuotaState): QuotaView {
     weekly_limit: state.weeklyLimit,
     remaining: Math.max(0, state.weeklyLimit - state.weeklyUsed),
     week_start: state.weekStart.toISOString(),
-    next_reset_at: nextResetAfter(state.weekStart).toISOString(),
+    next_reset_at: startOfNextKstWeek(state.weekStart).toISOString(),
   };
 }

@@ -2,7 +2,7 @@ import { type IncomingMessage, type ServerResponse, createServer } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { CorpClass, DartFiling } from '../../upstream/dart/dart.types';
 import { buildCorpCodeZip, escapeXml } from './corp-code-document';
-import { addMonths, isValidDate, kstDateOf } from './kst-calendar';
+import { addMonths, isCalendarDate, kstDate } from '../../common/korea-time';
 import { type Board, type Market, type SandboxCompany, SandboxData } from './sandbox-data';
 import { type DocumentEncoding, type SandboxDocument, SandboxDocuments } from './sandbox-documents';
 
@@ -131,7 +131,7 @@ class StatusAnswer {
 export async function startDartSandbox(options: DartSandboxOptions = {}): Promise<DartSandbox> {
   const apiKey = options.apiKey ?? 'sandbox-key';
   const now = options.now ?? (() => new Date());
-  const today = (): string => kstDateOf(now());
+  const today = (): string => kstDate(now());
   const latencyMs = options.latencyMs ?? 0;
 
   const seed = options.seed ?? 1;
@@ -172,7 +172,7 @@ export async function startDartSandbox(options: DartSandboxOptions = {}): Promis
   const listJson = (query: Record<string, string>): object | StatusAnswer => {
     const endDe = query.end_de ?? today();
     const bgnDe = query.bgn_de ?? endDe;
-    if (!isValidDate(bgnDe) || !isValidDate(endDe) || bgnDe > endDe) return new StatusAnswer('100', 'bgn_de/end_de');
+    if (!isCalendarDate(bgnDe) || !isCalendarDate(endDe) || bgnDe > endDe) return new StatusAnswer('100', 'bgn_de/end_de');
     const corpCode = query.corp_code;
     if (corpCode !== undefined && !/^\d{8}$/.test(corpCode)) return new StatusAnswer('100', 'corp_code');
     // Without a company the upstream refuses ranges longer than three calendar months.

@@ -1,5 +1,5 @@
 import type { CorpClass, DartCompany, DartFiling } from '../../upstream/dart/dart.types';
-import { addDays, isWeekday } from './kst-calendar';
+import { addDays, isWeekday } from '../../common/korea-time';
 import { Prng, hashString } from './prng';
 import { LISTED_REPORTS, type ReportKind, UNLISTED_REPORTS } from './sandbox-reports';
 import { INDUSTRY_CODES, INSTITUTIONS, address, companyName, personName } from './sandbox-vocabulary';
