@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { PremiumTier } from '../users/user.entity';
 
 /** A row of `watch_stocks` as read, with the column names. */
 export interface WatchRow {
@@ -38,6 +39,17 @@ export class WatchEntries {
       userId,
       corpCode,
     ]);
+    return row;
+  }
+
+  /** How many entries the user holds, with the premium columns the capacity depends on; undefined when the user is gone. */
+  async usage(userId: number): Promise<{ premium_tier: PremiumTier; premium_until: Date | null; used: number } | undefined> {
+    const [row] = await this.dataSource.query<{ premium_tier: PremiumTier; premium_until: Date | null; used: number }[]>(
+      `SELECT u.premium_tier, u.premium_until,
+              (SELECT count(*)::int FROM watch_stocks w WHERE w.user_id = u.id) AS used
+       FROM users u WHERE u.id = $1`,
+      [userId],
+    );
     return row;
   }
 

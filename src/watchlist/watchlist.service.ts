@@ -38,12 +38,7 @@ export class WatchlistService {
   }
 
   async capacity(userId: number): Promise<WatchlistCapacity> {
-    const [row] = await this.dataSource.query<(PremiumColumns & { used: number })[]>(
-      `SELECT u.premium_tier, u.premium_until,
-              (SELECT count(*)::int FROM watch_stocks w WHERE w.user_id = u.id) AS used
-       FROM users u WHERE u.id = $1`,
-      [userId],
-    );
+    const row = await this.entries.usage(userId);
     if (!row) throw new AppError('UNAUTHORIZED', 'The account of this token no longer exists');
     return toCapacity(this.capacityOfTier(row), row.used);
   }
