@@ -3,7 +3,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-bench/', 'node_modules/', 'coverage/', '.data/'] },
+  { ignores: ['dist/', 'dist-bench/', 'dist-local/', 'node_modules/', 'coverage/', '.data/'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,4 +1,4 @@
-// Unit tests live beside the code (src/**/*.spec.ts); end-to-end tests boot the real
+// Unit tests live beside the code (src/**/*.spec.ts, local/**/*.spec.ts); end-to-end tests boot the real
 // AppModule against PostgreSQL (test/**/*.e2e-spec.ts). TypeScript is compiled by swc
 // with legacy decorators and decorator metadata, as Nest needs.
 const swc = [
@@ -20,7 +20,7 @@ const common = {
   transformIgnorePatterns: ['/node_modules/(?!(jose)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',
-  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/dist-local/'],
 };
 
 /** @type {import('jest').Config} */
@@ -28,7 +28,7 @@ module.exports = {
   maxWorkers: 2,
   testTimeout: 30_000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/local/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'e2e',

@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { startDartSandbox } from '../src/sandbox/dart/dart-sandbox';
+import { startDartSandbox } from '../local/dart-sandbox/dart-sandbox';
 import { startBenchApp, type BenchApp } from './app';
 import { CpuMonitor } from './cpu-monitor';
 import { LoadClient } from './load-client';

@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import { Prng } from '../src/sandbox/dart/prng';
+import { Prng } from '../local/dart-sandbox/prng';
 import type { SeedReport } from './seed';
 
 /** One public read, measured with a repeated URL (cache hit) and with a new URL per request (cache miss). */

@@ -1,8 +1,8 @@
 import type { Client } from 'pg';
 import { addDays, kstDate, parseYmd } from '../src/common/korea-time';
-import { Prng } from '../src/sandbox/dart/prng';
-import { LISTED_REPORTS, type ReportKind, UNLISTED_REPORTS } from '../src/sandbox/dart/sandbox-reports';
-import { INSTITUTIONS, companyName, personName } from '../src/sandbox/dart/sandbox-vocabulary';
+import { Prng } from '../local/dart-sandbox/prng';
+import { LISTED_REPORTS, type ReportKind, UNLISTED_REPORTS } from '../local/dart-sandbox/sandbox-reports';
+import { INSTITUTIONS, companyName, personName } from '../local/dart-sandbox/sandbox-vocabulary';
 
 export interface SeedOptions {
   /** Listed companies in `stocks` (main and second board). */

@@ -1,5 +1,5 @@
 import type { StockSyncStatus } from '../src/stocks/stock-sync.service';
-import type { DartSandbox } from '../src/sandbox/dart/dart-sandbox';
+import type { DartSandbox } from '../local/dart-sandbox/dart-sandbox';
 
 /** What the sync status endpoint answers. */
 export type SyncStatus = StockSyncStatus;

@@ -9,9 +9,9 @@ import { type AppConfig, loadConfig } from './config/app-config';
 import { ConfigError } from './config/env-reader';
 import { ensureLocalSecrets } from './config/local-secrets';
 import { isDatabaseUnavailable } from './database/database-errors';
-import { type EmbeddedDatabase, EmbeddedPostgresError, startEmbeddedPostgres } from './database/embedded-postgres';
+import { type EmbeddedDatabase, EmbeddedPostgresError, startEmbeddedPostgres } from '../local/embedded-postgres';
 import { createRootLogger } from './logging/root-logger';
-import { type DartSandbox, startDartSandbox } from './sandbox/dart/dart-sandbox';
+import { type DartSandbox, startDartSandbox } from '../local/dart-sandbox/dart-sandbox';
 
 /** The one line a failed start prints before exiting with 1. */
 const BOOT_FAILED = 'the service could not start';

@@ -5,7 +5,7 @@ import { DisabledPushSender } from './disabled-push-sender';
 import type { ClaimedDelivery, DeliveryOutcome, PushDeliveryQueue } from './push-delivery-queue';
 import { PushDispatcher } from './push-dispatcher';
 import type { PushMessage, PushSendResult } from './push-sender';
-import { RecordingPushSender } from './testing/recording-push-sender';
+import { RecordingPushSender } from '../../local/doubles/recording-push-sender';
 
 class StoppedClock extends Clock {
   constructor(private readonly at: number) {

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { AnalysisQueue } from '../../src/analysis/analysis-queue';
 import { AnalysisSchedulerService } from '../../src/analysis/analysis-scheduler.service';
-import { validAnswer } from '../../src/analysis/analyzers/testing/analysis-answers';
-import { type ModelServerDouble, startModelServerDouble } from '../../src/analysis/analyzers/testing/model-server-double';
+import { validAnswer } from '../../local/doubles/analysis-answers';
+import { type ModelServerDouble, startModelServerDouble } from '../../local/doubles/model-server-double';
 import { DisclosureIngestService } from '../../src/disclosures/disclosure-ingest.service';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { createUser, serviceTokenFor } from '../support/fixtures';

@@ -8,7 +8,7 @@ import { MAX_WAITING, PUBLIC_READ_MAX_WAIT_MS } from '../../src/upstream/dart/da
 import { DartClient } from '../../src/upstream/dart/dart-client';
 import { DART_BUDGET_TIME } from '../../src/upstream/dart/dart.module';
 import { DartError, type DartFiling } from '../../src/upstream/dart/dart.types';
-import { VirtualTime } from '../../src/upstream/dart/testing/virtual-time';
+import { VirtualTime } from '../../local/doubles/virtual-time';
 import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 
 const MINUTE = 60_000;

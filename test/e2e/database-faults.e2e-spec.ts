@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import request from 'supertest';
 import { isDatabaseUnavailable } from '../../src/database/database-errors';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../local/embedded-postgres';
 import { createUser, serviceTokenFor } from '../support/fixtures';
 import { startTestApp, type TestApp } from '../support/test-app';
 

@@ -7,8 +7,8 @@ import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monit
 import { PushDeliveryQueue } from '../../src/push/push-delivery-queue';
 import { PushDispatcher } from '../../src/push/push-dispatcher';
 import { type PushMessage, PushSender, type PushSendResult } from '../../src/push/push-sender';
-import { RecordingPushSender } from '../../src/push/testing/recording-push-sender';
-import type { SandboxCompany } from '../../src/sandbox/dart/dart-sandbox';
+import { RecordingPushSender } from '../../local/doubles/recording-push-sender';
+import type { SandboxCompany } from '../../local/dart-sandbox/dart-sandbox';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { FakeClock } from '../support/fake-clock';
 import { createUser, createUsers } from '../support/fixtures';

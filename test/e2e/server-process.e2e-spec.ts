@@ -4,7 +4,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../local/embedded-postgres';
 
 const ROOT = path.resolve(__dirname, '../..');
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { startEmbeddedPostgres } from '../../local/embedded-postgres';
 
 /** The PostgreSQL server a test run or a benchmark creates its databases on. */
 export interface PostgresServer {

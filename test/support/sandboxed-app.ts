@@ -1,4 +1,4 @@
-import { type DartSandbox, type DartSandboxOptions, startDartSandbox } from '../../src/sandbox/dart/dart-sandbox';
+import { type DartSandbox, type DartSandboxOptions, startDartSandbox } from '../../local/dart-sandbox/dart-sandbox';
 import { FakeClock } from './fake-clock';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp, type TestAppOptions } from './test-app';
 

@@ -10,7 +10,7 @@ import {
   parseJsonAnswer,
 } from './analysis-result.schema';
 import { AnalyzerError } from './analyzer';
-import { validAnswer } from './testing/analysis-answers';
+import { validAnswer } from '../../../local/doubles/analysis-answers';
 
 type Node = Record<string, unknown>;
 

@@ -2,9 +2,9 @@ import { analysisResultJsonSchema } from './analysis-result.schema';
 import { AnalyzerError } from './analyzer';
 import { AnthropicAnalyzer } from './anthropic.analyzer';
 import { SYSTEM_PROMPT } from './prompts';
-import { validAnswer } from './testing/analysis-answers';
-import { RIGHTS_OFFERING } from './testing/filing-texts';
-import { type ModelServerDouble, startModelServerDouble } from './testing/model-server-double';
+import { validAnswer } from '../../../local/doubles/analysis-answers';
+import { RIGHTS_OFFERING } from '../../../local/doubles/filing-texts';
+import { type ModelServerDouble, startModelServerDouble } from '../../../local/doubles/model-server-double';
 
 /** A Messages API answer whose content is the given blocks. */
 function message(content: unknown[], stopReason = 'tool_use') {

@@ -3,7 +3,7 @@ import type { AnalysisInput } from './analyzer';
 import { BuiltinAnalyzer, reportTitle } from './builtin.analyzer';
 import { extractFigures, formatWon, splitSegments } from './builtin/filing-text';
 import { classify } from './builtin/rules';
-import { QUARTERLY_REPORT, RIGHTS_OFFERING, SHORT_NOTICE, SUPPLY_CONTRACT } from './testing/filing-texts';
+import { QUARTERLY_REPORT, RIGHTS_OFFERING, SHORT_NOTICE, SUPPLY_CONTRACT } from '../../../local/doubles/filing-texts';
 
 const analyzer = new BuiltinAnalyzer();
 

@@ -2,9 +2,9 @@ import { analysisResultJsonSchema } from './analysis-result.schema';
 import { type AnalysisInput, AnalyzerError } from './analyzer';
 import { OpenAiAnalyzer } from './openai.analyzer';
 import { SYSTEM_PROMPT } from './prompts';
-import { validAnswer } from './testing/analysis-answers';
-import { SUPPLY_CONTRACT } from './testing/filing-texts';
-import { type ModelServerDouble, startModelServerDouble } from './testing/model-server-double';
+import { validAnswer } from '../../../local/doubles/analysis-answers';
+import { SUPPLY_CONTRACT } from '../../../local/doubles/filing-texts';
+import { type ModelServerDouble, startModelServerDouble } from '../../../local/doubles/model-server-double';
 
 /** A Chat Completions answer carrying `content` as the assistant message. */
 function completion(content: string | null, extra: { refusal?: string; finish_reason?: string } = {}) {

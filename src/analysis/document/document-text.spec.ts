@@ -1,6 +1,6 @@
 import * as iconv from 'iconv-lite';
 import { ZipFile } from 'yazl';
-import { type DartSandbox, startDartSandbox } from '../../sandbox/dart/dart-sandbox';
+import { type DartSandbox, startDartSandbox } from '../../../local/dart-sandbox/dart-sandbox';
 import { DartClient } from '../../upstream/dart/dart-client';
 import { DocumentArchiveError, extractDocumentText } from './document-text';
 

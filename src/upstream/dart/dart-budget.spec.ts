@@ -1,6 +1,6 @@
 import { DART_PRIORITIES, LocalDartBudget, PUBLIC_READ_MAX_WAIT_MS, upstreamBusy } from './dart-budget';
 import { DartError } from './dart.types';
-import { settle, VirtualTime } from './testing/virtual-time';
+import { settle, VirtualTime } from '../../../local/doubles/virtual-time';
 
 const MINUTE = 60_000;
 /** 12:00 in Korea. */

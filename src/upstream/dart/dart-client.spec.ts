@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { type DartSandbox, startDartSandbox } from '../../sandbox/dart/dart-sandbox';
+import { type DartSandbox, startDartSandbox } from '../../../local/dart-sandbox/dart-sandbox';
 import { DART_PRIORITIES } from './dart-budget';
 import { DartClient, type DartClientConfig, type DartClientOptions } from './dart-client';
 import { type CorpCodeEntry, DartError, type DartFiling } from './dart.types';

@@ -1,5 +1,5 @@
 import { Test } from '@nestjs/testing';
-import { type DartSandbox, startDartSandbox } from '../../sandbox/dart/dart-sandbox';
+import { type DartSandbox, startDartSandbox } from '../../../local/dart-sandbox/dart-sandbox';
 import { Clock } from '../../common/clock';
 import { CommonModule } from '../../common/common.module';
 import { loadConfig } from '../../config/app-config';

@@ -1,5 +1,5 @@
 import { BudgetBusyError, RequestBudget } from './request-budget';
-import { settle, VirtualTime } from './testing/virtual-time';
+import { settle, VirtualTime } from '../../../local/doubles/virtual-time';
 
 const MINUTE = 60_000;
 

@@ -1,8 +1,8 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CorpClass, DartFiling } from '../../upstream/dart/dart.types';
+import type { CorpClass, DartFiling } from '../../src/upstream/dart/dart.types';
 import { buildCorpCodeZip, escapeXml } from './corp-code-document';
-import { addMonths, isCalendarDate, kstDate } from '../../common/korea-time';
+import { addMonths, isCalendarDate, kstDate } from '../../src/common/korea-time';
 import { type Board, type Market, type SandboxCompany, SandboxData } from './sandbox-data';
 import { type DocumentEncoding, type SandboxDocument, SandboxDocuments } from './sandbox-documents';
 

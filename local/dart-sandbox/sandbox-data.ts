@@ -1,5 +1,5 @@
-import type { CorpClass, DartCompany, DartFiling } from '../../upstream/dart/dart.types';
-import { addDays, isWeekday } from '../../common/korea-time';
+import type { CorpClass, DartCompany, DartFiling } from '../../src/upstream/dart/dart.types';
+import { addDays, isWeekday } from '../../src/common/korea-time';
 import { Prng, hashString } from './prng';
 import { LISTED_REPORTS, type ReportKind, UNLISTED_REPORTS } from './sandbox-reports';
 import { INDUSTRY_CODES, INSTITUTIONS, address, companyName, personName } from './sandbox-vocabulary';

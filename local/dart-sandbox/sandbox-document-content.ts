@@ -1,5 +1,5 @@
-import type { DartCompany, DartFiling } from '../../upstream/dart/dart.types';
-import { addDays } from '../../common/korea-time';
+import type { DartCompany, DartFiling } from '../../src/upstream/dart/dart.types';
+import { addDays } from '../../src/common/korea-time';
 import type { Prng } from './prng';
 import { type Cell, type DocumentHead, Markup, amount, dartDocument, dashedDate, koreanDate, ratio } from './sandbox-document-markup';
 import { INSTITUTIONS, companyName, personName } from './sandbox-vocabulary';

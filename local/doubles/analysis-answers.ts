@@ -1,4 +1,4 @@
-import type { AnalysisResult } from '../analysis-result.schema';
+import type { AnalysisResult } from '../../src/analysis/analyzers/analysis-result.schema';
 
 /** A complete, valid analysis as a model would answer it; a new object on every call. */
 export function validAnswer(): AnalysisResult {

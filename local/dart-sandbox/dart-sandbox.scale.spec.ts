@@ -1,4 +1,4 @@
-import { DartClient } from '../../upstream/dart/dart-client';
+import { DartClient } from '../../src/upstream/dart/dart-client';
 import { type DartSandbox, startDartSandbox } from './dart-sandbox';
 
 /**

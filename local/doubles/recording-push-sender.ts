@@ -1,4 +1,4 @@
-import { type PushMessage, PushSender, type PushSendResult } from '../push-sender';
+import { type PushMessage, PushSender, type PushSendResult } from '../../src/push/push-sender';
 
 /** Answers one call: one result per message, in order. */
 export type PushCallAnswer = (messages: PushMessage[], call: number) => PushSendResult[] | Promise<PushSendResult[]>;

@@ -1,4 +1,4 @@
-import { addDays } from '../../common/korea-time';
+import { addDays } from '../../src/common/korea-time';
 
 /** Who signs a filing: the company itself, an insider (a person), or a large holder (person or institution). */
 export type Filer = 'company' | 'insider' | 'holder';

@@ -1,4 +1,4 @@
-import type { AnalysisInput } from '../analyzer';
+import type { AnalysisInput } from '../../src/analysis/analyzers/analyzer';
 
 // Realistic filing texts for the analyzers' tests, rendered as the document text
 // renders tables (cells separated by tabs).

@@ -2,10 +2,10 @@ import { isUtf8 } from 'node:buffer';
 import * as iconv from 'iconv-lite';
 import { SaxesParser } from 'saxes';
 import * as yauzl from 'yauzl';
-import { extractDocumentText } from '../../analysis/document/document-text';
-import type { DartFiling } from '../../upstream/dart/dart.types';
+import { extractDocumentText } from '../../src/analysis/document/document-text';
+import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { type DartSandbox, type MarkupDefect, type SandboxDocument, startDartSandbox } from './dart-sandbox';
-import { addDays, isWeekday } from '../../common/korea-time';
+import { addDays, isWeekday } from '../../src/common/korea-time';
 
 // 2026-03-09 23:30 UTC is already Tuesday 2026-03-10 in Korea.
 const NOW = new Date('2026-03-09T23:30:00Z');

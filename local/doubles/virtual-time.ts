@@ -1,4 +1,4 @@
-import type { TimeSource } from '../request-budget';
+import type { TimeSource } from '../../src/upstream/dart/request-budget';
 
 /** Lets every promise continuation that is already due run. */
 export function settle(): Promise<void> {
