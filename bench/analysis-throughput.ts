@@ -4,7 +4,6 @@
  * double that answers at once → validated result stored), and the service's own
  * overhead per analysis, at several concurrencies. Results: docs/benchmarks-analysis.md.
  */
-import * as fs from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
@@ -18,7 +17,7 @@ import { DisclosureIngestService } from '../src/disclosures/disclosure-ingest.se
 import { createRootLogger } from '../src/logging/root-logger';
 import { startDartSandbox } from '../local/dart-sandbox/dart-sandbox';
 import { benchConfig } from './app';
-import { createLog, envNumber } from './harness';
+import { createLog, envNumber, writeResultsPage } from './harness';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { createDatabase } from '../test/support/test-database';
 
@@ -117,8 +116,7 @@ analyses. Every filing was analysed exactly once (model calls = filings).
 
 ${table}
 `;
-  fs.mkdirSync('docs', { recursive: true });
-  fs.writeFileSync('docs/benchmarks-analysis.md', report);
+  await writeResultsPage('benchmarks-analysis.md', () => report, log);
   process.stdout.write(`\n${table}\n`);
 }
 

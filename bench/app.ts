@@ -66,19 +66,31 @@ interface CapturedQuery {
   params: unknown[];
 }
 
-/** Counts (and on demand records) the SQL the services send through the application's DataSource. */
+/** Transaction control: not a statement of the service's own. */
+const TRANSACTION_CONTROL = /^\s*(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE SAVEPOINT)\b/i;
+
+/**
+ * Counts (and on demand records) the SQL the services send, at the application pool's
+ * query runners: `dataSource.query`, repositories and transactions' managers alike.
+ */
 class QueryTap {
   count = 0;
   private captured: CapturedQuery[] | null = null;
 
   constructor(dataSource: DataSource) {
-    const original = dataSource.query.bind(dataSource);
-    const tapped = (sql: string, params?: unknown[], ...rest: unknown[]): Promise<unknown> => {
-      this.count += 1;
-      this.captured?.push({ sql, params: params ?? [] });
-      return (original as (...args: unknown[]) => Promise<unknown>)(sql, params, ...rest);
+    const createQueryRunner = dataSource.createQueryRunner.bind(dataSource);
+    dataSource.createQueryRunner = (...args) => {
+      const runner = createQueryRunner(...args);
+      const query = runner.query.bind(runner) as (sql: string, params?: unknown[], ...rest: unknown[]) => Promise<unknown>;
+      runner.query = ((sql: string, params?: unknown[], ...rest: unknown[]) => {
+        if (!TRANSACTION_CONTROL.test(sql)) {
+          this.count += 1;
+          this.captured?.push({ sql, params: params ?? [] });
+        }
+        return query(sql, params, ...rest);
+      }) as typeof runner.query;
+      return runner;
     };
-    (dataSource as unknown as { query: typeof tapped }).query = tapped;
   }
 
   /** The statements sent while `work` runs. */

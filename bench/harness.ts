@@ -1,4 +1,22 @@
-/** What every benchmark script needs: a timed log, numeric settings, and cleanup that also runs on Ctrl-C. */
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+
+/** What every benchmark script needs: a timed log, numeric settings, cleanup that also runs on Ctrl-C, and its results page. */
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/**
+ * Writes a benchmark's results to docs/<name> (`compose` gets the page as it is, or
+ * null), unless BENCH_WRITE_DOCS=false; the results are printed either way.
+ */
+export async function writeResultsPage(name: string, compose: (existing: string | null) => string, log: (line: string) => void): Promise<void> {
+  if ((process.env.BENCH_WRITE_DOCS ?? 'true') === 'false') return;
+  const file = path.join(ROOT, 'docs', name);
+  const existing = await fs.readFile(file, 'utf8').catch(() => null);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, compose(existing));
+  log(`wrote ${path.relative(ROOT, file)}`);
+}
 
 export function createLog(prefix: string): (line: string) => void {
   const startedAt = performance.now();

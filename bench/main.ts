@@ -1,7 +1,5 @@
 import 'reflect-metadata';
-import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { Client } from 'pg';
 import { startDartSandbox } from '../local/dart-sandbox/dart-sandbox';
 import { startBenchApp, type BenchApp } from './app';
@@ -26,10 +24,8 @@ import {
 import { buildScenarios } from './scenarios';
 import { DEFAULT_SEED, seedDatabase } from './seed';
 import { runStockSync } from './sync';
-import { createCleanups, createLog, envNumber } from './harness';
+import { createCleanups, createLog, envNumber, writeResultsPage } from './harness';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const DOCS_FILE = path.join(ROOT, 'docs', 'benchmarks.md');
 const startedAt = performance.now();
 const log = createLog('bench');
 const cleanups = createCleanups(log);
@@ -60,21 +56,13 @@ async function machineInfo(client: Client, origin: string): Promise<MachineInfo>
   };
 }
 
-async function writeDocs(generated: string): Promise<void> {
-  let existing: string | null = null;
-  try {
-    existing = await fs.readFile(DOCS_FILE, 'utf8');
-  } catch {
-    existing = null;
-  }
+/** The page with its generated part replaced; the text around the markers is kept. */
+function withGenerated(existing: string | null, generated: string): string {
   const begin = existing?.indexOf(GENERATED_BEGIN) ?? -1;
   const end = existing?.indexOf(GENERATED_END) ?? -1;
-  const text =
-    existing !== null && begin !== -1 && end > begin
-      ? existing.slice(0, begin) + generated + existing.slice(end + GENERATED_END.length)
-      : `# Benchmarks\n\nWhat \`npm run bench\` measures on this machine, and the numbers of its last run.\n\n${generated}\n`;
-  await fs.mkdir(path.dirname(DOCS_FILE), { recursive: true });
-  await fs.writeFile(DOCS_FILE, text);
+  return existing !== null && begin !== -1 && end > begin
+    ? existing.slice(0, begin) + generated + existing.slice(end + GENERATED_END.length)
+    : `# Benchmarks\n\nWhat \`npm run bench\` measures on this machine, and the numbers of its last run.\n\n${generated}\n`;
 }
 
 async function main(): Promise<void> {
@@ -87,7 +75,6 @@ async function main(): Promise<void> {
   };
   const seedOptions = { ...DEFAULT_SEED, filings: envNumber('BENCH_FILINGS', DEFAULT_SEED.filings, 10_000, 10_000_000) };
   const syncCompanyCount = envNumber('BENCH_SYNC_COMPANIES', 115_000, 1_000, 500_000);
-  const writeDocsFile = (process.env.BENCH_WRITE_DOCS ?? 'true') !== 'false';
   const warnings: string[] = [];
   const boot: Record<string, number> = {};
 
@@ -339,10 +326,7 @@ async function main(): Promise<void> {
   await cleanUp();
   report.totalSec = (performance.now() - startedAt) / 1000;
   process.stdout.write(textReport(report));
-  if (writeDocsFile) {
-    await writeDocs(markdownReport(report));
-    log(`wrote ${path.relative(ROOT, DOCS_FILE)}`);
-  }
+  await writeResultsPage('benchmarks.md', (existing) => withGenerated(existing, markdownReport(report)), log);
 }
 
 main().then(

@@ -7,9 +7,7 @@
  * sampling memory. Results: docs/benchmarks-push.md.
  */
 import 'reflect-metadata';
-import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
@@ -22,10 +20,8 @@ import type { DartFiling } from '../src/upstream/dart/dart.types';
 import { benchConfig } from './app';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { createDatabase } from '../test/support/test-database';
-import { createCleanups, createLog, envNumber } from './harness';
+import { createCleanups, createLog, envNumber, writeResultsPage } from './harness';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const DOCS_FILE = path.join(ROOT, 'docs', 'benchmarks-push.md');
 const CORP_CODE = '00999001';
 const TOKENS_PER_WATCHER = 2;
 const startedAt = performance.now();
@@ -315,7 +311,6 @@ async function main(): Promise<void> {
   const started = new Date();
   const watchers = envNumber('BENCH_PUSH_WATCHERS', 10_000, 1, 1_000_000);
   const runCount = envNumber('BENCH_PUSH_RUNS', 3, 1, 20);
-  const writeDocs = (process.env.BENCH_WRITE_DOCS ?? 'true') !== 'false';
 
   const server = await startPostgresServer('bench', log);
   cleanups.push({ label: `PostgreSQL (${server.origin})`, run: () => server.stop() });
@@ -358,11 +353,7 @@ async function main(): Promise<void> {
   }
 
   const text = markdown({ startedAt: started, config, seeded, runs, postgres, postgresOrigin: server.origin, totalMs: performance.now() - startedAt });
-  if (writeDocs) {
-    await fs.mkdir(path.dirname(DOCS_FILE), { recursive: true });
-    await fs.writeFile(DOCS_FILE, text);
-    log(`wrote ${path.relative(ROOT, DOCS_FILE)}`);
-  }
+  await writeResultsPage('benchmarks-push.md', () => text, log);
   process.stdout.write(`\n${text}\n`);
 }
 
