@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { PushPlatform } from './push-token.entity';
+import { type PushPlatform, PushTokenEntity } from './push-token.entity';
 
 /**
  * Owner of table push_tokens: the only writer. The devices of a user: FCM registration
@@ -34,7 +34,7 @@ export class PushTokens {
    * reveals nothing about other users' tokens.
    */
   async unregister(userId: number, fcmToken: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM push_tokens WHERE fcm_token = $1 AND user_id = $2', [fcmToken, userId]);
+    await this.dataSource.getRepository(PushTokenEntity).delete({ fcmToken, userId });
   }
 
   /** Removes tokens FCM no longer knows, in the caller's transaction; returns how many rows went. */

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { IdentityProvider } from './user-identity.entity';
-import type { PremiumTier } from './user.entity';
+import { type IdentityProvider, UserIdentityEntity } from './user-identity.entity';
+import { type PremiumTier, UserEntity } from './user.entity';
 
 /** The premium columns as stored: `premium_tier` is the tier last known, see TierTransitions. */
 export interface PremiumColumns {
@@ -65,8 +65,7 @@ export class UsersRepository {
   }
 
   async exists(userId: number): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>('SELECT 1 FROM users WHERE id = $1', [userId]);
-    return rows.length > 0;
+    return this.dataSource.getRepository(UserEntity).existsBy({ id: userId });
   }
 
   /**
@@ -146,10 +145,9 @@ export class UsersRepository {
   }
 
   private async findUserIdByIdentity(provider: IdentityProvider, subject: string): Promise<number | undefined> {
-    const rows = await this.dataSource.query<{ user_id: number }[]>(
-      'SELECT user_id FROM user_identities WHERE provider = $1 AND subject = $2',
-      [provider, subject],
-    );
-    return rows[0]?.user_id;
+    const identity = await this.dataSource
+      .getRepository(UserIdentityEntity)
+      .findOne({ select: { userId: true }, where: { provider, subject } });
+    return identity?.userId;
   }
 }
