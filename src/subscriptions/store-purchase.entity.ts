@@ -1,7 +1,7 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { UserEntity } from '../users/user.entity';
 
-/** One store subscription (iOS original transaction, Android purchase token) and who it entitles. */
+/** One store subscription (iOS original transaction, Android purchase token) and who it entitles. Written only by StorePurchases. */
 @Entity('store_purchases')
 @Unique('uq_store_purchases_platform_ref', ['platform', 'storeRef'])
 @Check('ck_store_purchases_platform', `platform IN ('ios', 'android')`)
@@ -41,7 +41,7 @@ export class StorePurchaseEntity {
   updatedAt: Date;
 }
 
-/** A processed store notification; the unique key turns a redelivery into a no-op. */
+/** A processed store notification; the unique key turns a redelivery into a no-op. Written only by StoreNotifications. */
 @Entity('store_notifications')
 @Unique('uq_store_notifications_platform_id', ['platform', 'notificationId'])
 @Check('ck_store_notifications_platform', `platform IN ('ios', 'android')`)

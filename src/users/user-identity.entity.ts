@@ -4,7 +4,7 @@ import { UserEntity } from './user.entity';
 export const IDENTITY_PROVIDERS = ['idp1', 'idp2', 'idp3'] as const;
 export type IdentityProvider = (typeof IDENTITY_PROVIDERS)[number];
 
-/** One sign-in identity: a provider's subject, bound to exactly one user. */
+/** One sign-in identity: a provider's subject, bound to exactly one user. Written only by UsersRepository. */
 @Entity('user_identities')
 @Unique('uq_user_identities_provider_subject', ['provider', 'subject'])
 @Check('ck_user_identities_provider', `provider IN ('idp1', 'idp2', 'idp3')`)

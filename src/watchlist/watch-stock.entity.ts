@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { UserEntity } from '../users/user.entity';
 
-/** A company on a user's watchlist; name and stock code are copied from the stock master when added. */
+/** A company on a user's watchlist; name and stock code are copied from the stock master when added. Written only by WatchEntries. */
 @Entity('watch_stocks')
 @Unique('uq_watch_stocks_user_corp', ['userId', 'corpCode'])
 // Partial, for the push fan-out: who watches this company with notifications on.
