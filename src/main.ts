@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
-import * as path from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
@@ -9,16 +8,26 @@ import { type AppConfig, loadConfig } from './config/app-config';
 import { ConfigError } from './config/env-reader';
 import { ensureLocalSecrets } from './config/local-secrets';
 import { isDatabaseUnavailable } from './database/database-errors';
-import { type EmbeddedDatabase, EmbeddedPostgresError, startEmbeddedPostgres } from '../local/embedded-postgres';
 import { createRootLogger } from './logging/root-logger';
-import { type DartSandbox, startDartSandbox } from '../local/dart-sandbox/dart-sandbox';
 
 /** The one line a failed start prints before exiting with 1. */
 const BOOT_FAILED = 'the service could not start';
-/** Stopping what a failed start already holds (the embedded server) must not turn into a hang. */
+/** Stopping what a failed start already holds (what a launcher started before it) must not turn into a hang. */
 const RELEASE_TIMEOUT_MS = 15_000;
 
-async function bootstrap(): Promise<void> {
+/**
+ * What a launcher starts before the service (`npm start` starts its local stand-ins here),
+ * once the configuration is valid: it answers environment variables that point the service
+ * at what it started, and registers how to stop that after the service.
+ */
+export type Prelude = (context: {
+  config: AppConfig;
+  log: { info(line: string): void; warn(line: string): void };
+  stopAfterService(stop: () => Promise<void>): void;
+}) => Promise<Record<string, string>>;
+
+/** Validates the environment, then serves; every start-up failure is one line and exit 1. */
+export async function bootstrap(prelude?: Prelude): Promise<void> {
   let config: AppConfig;
   try {
     config = loadConfig(process.env);
@@ -30,19 +39,14 @@ async function bootstrap(): Promise<void> {
   const logger = createRootLogger(config);
   const log = logger.child({ context: 'Bootstrap' });
 
-  let embedded: EmbeddedDatabase | undefined;
-  let sandbox: DartSandbox | undefined;
+  const stopsAfterService: Array<() => Promise<void>> = [];
   let app: NestExpressApplication | undefined;
   let booting = true;
   let stopping = false;
 
   const release = async () => {
     await app?.close();
-    await sandbox?.close();
-    if (embedded) {
-      await embedded.stop();
-      log.info('embedded PostgreSQL stopped');
-    }
+    for (const stop of stopsAfterService.reverse()) await stop();
   };
   /** Every start-up failure ends here: one line on stderr (the detail in the debug log), then exit 1. */
   const failBoot = async (error: unknown) => {
@@ -81,27 +85,16 @@ async function bootstrap(): Promise<void> {
   });
 
   try {
+    if (prelude) {
+      const variables = await prelude({ config, log, stopAfterService: (stop) => stopsAfterService.push(stop) });
+      config = loadConfig({ ...process.env, ...variables });
+    }
     config = ensureLocalSecrets(config, (line) => log.warn(line));
-    if (!config.databaseUrl) {
-      const clusterDir = path.join(config.dataDir, 'postgres');
-      embedded = await startEmbeddedPostgres({ clusterDir, databaseName: 'briefing', log: (line) => log.info(line) });
-      config = { ...config, databaseUrl: embedded.url };
-      log.warn(`DATABASE_URL is not set: using the embedded PostgreSQL in ${embedded.clusterDir} (${new URL(embedded.url).host})`);
-    }
-
-    if (config.dart.sandbox) {
-      sandbox = await startDartSandbox({ companyCount: 115_000, newFilingEveryMs: 20_000 });
-      config = { ...config, dart: { ...config.dart, baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey } };
-      log.warn(
-        `DART_API_KEY is not set (APP_ENV=local): serving the bundled disclosure-system SANDBOX at ${sandbox.baseUrl} ` +
-          '(generated companies and filings; a new filing every 20 s)',
-      );
-    }
 
     app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
       bodyParser: false,
       bufferLogs: true,
-      // Nest would otherwise exit on its own, leaving the embedded PostgreSQL running.
+      // Nest would otherwise exit on its own, leaving what the launcher started running.
       abortOnError: false,
     });
     configureApp(app, config);
@@ -119,7 +112,6 @@ function describeBootFailure(error: unknown, config: AppConfig): string {
   const { code, message } = error as { code?: unknown; message?: unknown };
   const text = (typeof message === 'string' ? message : String(error)).replace(/\s+/g, ' ').trim();
   const database = config.databaseUrl ? `the database at ${new URL(config.databaseUrl).host}` : 'the database';
-  if (error instanceof EmbeddedPostgresError) return `embedded PostgreSQL: ${text}`;
   if (code === 'EADDRINUSE') return `port ${config.port} is already in use (set PORT to a free port)`;
   if (code === 'EACCES' && /listen/.test(text)) return `not allowed to listen on port ${config.port} (set PORT above 1023)`;
   if (code === '28P01') return `${database} refused the user name or password of DATABASE_URL`;
@@ -132,4 +124,5 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref())]);
 }
 
-void bootstrap();
+// `node dist/src/main.js` serves; a launcher requires this file and calls `bootstrap` itself.
+if (require.main === module) void bootstrap();

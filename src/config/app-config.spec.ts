@@ -32,29 +32,29 @@ describe('loadConfig', () => {
       expect(config.jwt.secret).toBeUndefined();
     });
 
-    it('serves the disclosure sandbox and runs its monitor and analyses, but no daily sync', () => {
+    it('runs no job and keeps the budget of a real disclosure key (npm start switches the jobs on for its sandbox)', () => {
       expect(config.deviceAttestation).toBe('off');
-      expect(config.dart.sandbox).toBe(true);
-      expect(config.dart.requestsPerMinute).toBe(100_000);
+      expect(config.dart.requestsPerMinute).toBe(600);
       expect(config.dart.requestsPerDay).toBe(20_000);
       expect(config.jobs).toEqual({
-        disclosureMonitorAutoStart: true,
+        disclosureMonitorAutoStart: false,
         disclosureMonitorIntervalMs: 60_000,
-        analysisSchedulerAutoStart: true,
+        analysisSchedulerAutoStart: false,
         stockSyncSchedulerEnabled: false,
+        stockSyncBootstrap: false,
       });
     });
 
     it('turns every job switch off in local and dev with a real disclosure key', () => {
       for (const env of [{ DART_API_KEY: 'k' }, { APP_ENV: 'dev' }]) {
         const withKey = loadConfig(env);
-        expect(withKey.dart.sandbox).toBe(false);
         expect(withKey.dart.requestsPerMinute).toBe(600);
         expect(withKey.jobs).toEqual({
           disclosureMonitorAutoStart: false,
           disclosureMonitorIntervalMs: 60_000,
           analysisSchedulerAutoStart: false,
           stockSyncSchedulerEnabled: false,
+          stockSyncBootstrap: false,
         });
       }
     });

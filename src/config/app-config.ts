@@ -61,10 +61,6 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
 export function readConfig(read: EnvReader): AppConfig {
   const appEnv = read.oneOf('APP_ENV', APP_ENVS, 'local');
   const environment: ConfigEnvironment = { appEnv, production: appEnv === 'production' };
-  const dart = dartConfig(read, environment);
-  // The jobs that make a deployment come alive default to on in production and
-  // against the local sandbox.
-  const jobsAutoStart = environment.production || dart.sandbox;
   return {
     appEnv,
     ...authConfig(read, environment),
@@ -72,9 +68,10 @@ export function readConfig(read: EnvReader): AppConfig {
     ...adminConfig(read, environment),
     ...attestationConfig(read, environment),
     ...databaseConfig(read, environment),
-    dart,
+    dart: dartConfig(read),
     ai: analysisConfig(read),
-    jobs: jobsConfig(read, jobsAutoStart, environment.production),
+    // The jobs that make a deployment come alive default to on in production.
+    jobs: jobsConfig(read, environment.production),
     ...pushConfig(read),
     admob: adsConfig(read),
     subscriptions: subscriptionsConfig(read),

@@ -6,17 +6,19 @@ export interface JobsConfig {
   disclosureMonitorIntervalMs: number;
   analysisSchedulerAutoStart: boolean;
   stockSyncSchedulerEnabled: boolean;
+  /** Fill an empty stock master once at boot. */
+  stockSyncBootstrap: boolean;
 }
 
-/**
- * `autoStartByDefault`: whether the monitor and the scheduler start unless told otherwise
- * (production, and local runs against the sandbox, where they make it come alive).
- */
-export function jobsConfig(read: EnvReader, autoStartByDefault: boolean, production: boolean): JobsConfig {
+/** Every job is on by default in production only. */
+export function jobsConfig(read: EnvReader, production: boolean): JobsConfig {
+  const stockSyncSchedulerEnabled = read.boolean('STOCK_SYNC_SCHEDULER_ENABLED', production);
   return {
-    disclosureMonitorAutoStart: read.boolean('DISCLOSURE_MONITOR_AUTO_START', autoStartByDefault),
+    disclosureMonitorAutoStart: read.boolean('DISCLOSURE_MONITOR_AUTO_START', production),
     disclosureMonitorIntervalMs: read.integer('DISCLOSURE_MONITOR_INTERVAL_MS', 60_000, { min: 1000, max: DAY_MS }),
-    analysisSchedulerAutoStart: read.boolean('ANALYSIS_SCHEDULER_AUTO_START', autoStartByDefault),
-    stockSyncSchedulerEnabled: read.boolean('STOCK_SYNC_SCHEDULER_ENABLED', production),
+    analysisSchedulerAutoStart: read.boolean('ANALYSIS_SCHEDULER_AUTO_START', production),
+    stockSyncSchedulerEnabled,
+    // A first deployment starts with an empty master, which the daily sync needs filled.
+    stockSyncBootstrap: read.boolean('STOCK_SYNC_BOOTSTRAP', stockSyncSchedulerEnabled),
   };
 }

@@ -23,9 +23,8 @@ export class StockSyncJob implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { stockSyncSchedulerEnabled } = this.config.jobs;
-    // A first deployment (or the sandbox) starts with an empty master: fill it once.
-    if ((stockSyncSchedulerEnabled || this.config.dart.sandbox) && (await this.stocks.isEmpty())) {
+    const { stockSyncSchedulerEnabled, stockSyncBootstrap } = this.config.jobs;
+    if (stockSyncBootstrap && (await this.stocks.isEmpty())) {
       this.logger.log('the stock master is empty: starting a bootstrap sync');
       this.sync.start('bootstrap');
     }

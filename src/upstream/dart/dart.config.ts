@@ -1,12 +1,9 @@
-import type { ConfigEnvironment } from '../../config/app-config';
 import { DAY_MS, type EnvReader } from '../../config/env-reader';
 
 /** The disclosure system (DART): where it is, the key, the request budget and retries. */
 export interface DartConfig {
   baseUrl: string;
   apiKey?: string;
-  /** APP_ENV=local without DART_API_KEY: the bundled sandbox serves the disclosure system. */
-  sandbox: boolean;
   /** Never more requests than this in any 60-second window. */
   requestsPerMinute: number;
   /** Never more requests than this in one KST day (the key's allowance is about 20,000). */
@@ -20,16 +17,11 @@ export interface DartConfig {
   companyMaxAgeMs: number;
 }
 
-export function dartConfig(read: EnvReader, { appEnv }: ConfigEnvironment): DartConfig {
-  const apiKey = read.optionalString('DART_API_KEY');
-  // Local development without a key runs against the bundled sandbox.
-  const sandbox = appEnv === 'local' && apiKey === undefined;
+export function dartConfig(read: EnvReader): DartConfig {
   return {
     baseUrl: read.url('DART_API_BASE_URL', 'https://opendart.fss.or.kr/api'),
-    apiKey,
-    sandbox,
-    // The budget protects a real key; the sandbox is our own server.
-    requestsPerMinute: read.integer('DART_REQUESTS_PER_MINUTE', sandbox ? 100_000 : 600, { min: 1, max: 1_000_000 }),
+    apiKey: read.optionalString('DART_API_KEY'),
+    requestsPerMinute: read.integer('DART_REQUESTS_PER_MINUTE', 600, { min: 1, max: 1_000_000 }),
     requestsPerDay: read.integer('DART_REQUESTS_PER_DAY', 20_000, { min: 1, max: 100_000_000 }),
     timeoutMs: read.integer('DART_TIMEOUT_MS', 20_000, { min: 100, max: 300_000 }),
     maxAttempts: read.integer('DART_MAX_ATTEMPTS', 4, { min: 1, max: 10 }),

@@ -1,0 +1,50 @@
+import * as path from 'node:path';
+import type { Prelude } from '../src/main';
+import { startDartSandbox } from './dart-sandbox/dart-sandbox';
+import { EmbeddedPostgresError, startEmbeddedPostgres } from './embedded-postgres';
+
+/**
+ * What `npm start` runs before the service: an embedded PostgreSQL when DATABASE_URL is
+ * unset, and in APP_ENV=local without DART_API_KEY the disclosure-system sandbox. The
+ * service learns of them only through its ordinary variables; one log line per stand-in.
+ */
+export const startLocalStandIns: Prelude = async ({ config, log, stopAfterService }) => {
+  const variables: Record<string, string> = {};
+
+  if (!config.databaseUrl) {
+    const clusterDir = path.join(config.dataDir, 'postgres');
+    const embedded = await startEmbeddedPostgres({ clusterDir, databaseName: 'briefing', log: (line) => log.info(line) }).catch(
+      (error: unknown) => {
+        // The boot failure line names the stand-in that failed.
+        if (error instanceof EmbeddedPostgresError) throw new Error(`embedded PostgreSQL: ${error.message}`, { cause: error });
+        throw error;
+      },
+    );
+    stopAfterService(async () => {
+      await embedded.stop();
+      log.info('embedded PostgreSQL stopped');
+    });
+    variables.DATABASE_URL = embedded.url;
+    log.warn(`DATABASE_URL is not set: using the embedded PostgreSQL in ${embedded.clusterDir} (${new URL(embedded.url).host})`);
+  }
+
+  if (config.appEnv === 'local' && config.dart.apiKey === undefined) {
+    const sandbox = await startDartSandbox({ companyCount: 115_000, newFilingEveryMs: 20_000 });
+    stopAfterService(() => sandbox.close());
+    Object.assign(variables, {
+      DART_API_BASE_URL: sandbox.baseUrl,
+      DART_API_KEY: sandbox.apiKey,
+      // The budget protects a real key; the sandbox is our own server.
+      DART_REQUESTS_PER_MINUTE: process.env.DART_REQUESTS_PER_MINUTE ?? '100000',
+      // The jobs make the sandbox come alive: new filings collected, analysed, and a stock master.
+      DISCLOSURE_MONITOR_AUTO_START: process.env.DISCLOSURE_MONITOR_AUTO_START ?? 'true',
+      ANALYSIS_SCHEDULER_AUTO_START: process.env.ANALYSIS_SCHEDULER_AUTO_START ?? 'true',
+      STOCK_SYNC_BOOTSTRAP: process.env.STOCK_SYNC_BOOTSTRAP ?? 'true',
+    });
+    log.warn(
+      `DART_API_KEY is not set (APP_ENV=local): serving the bundled disclosure-system SANDBOX at ${sandbox.baseUrl} ` +
+        '(generated companies and filings; a new filing every 20 s)',
+    );
+  }
+  return variables;
+};
