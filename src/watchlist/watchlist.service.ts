@@ -52,7 +52,7 @@ export class WatchlistService {
    * same committed rows and both insert. Locking the user's row first makes adds of
    * one user take turns, and each statement after the lock sees what the previous
    * holder committed. FOR NO KEY UPDATE is the weakest lock that still conflicts
-   * with itself and with tier changes (UPDATE users); unlike FOR UPDATE it does not
+   * with itself and with tier changes (UsersRepository.writePremium); unlike FOR UPDATE it does not
    * block the KEY SHARE locks that foreign-key checks take when other features
    * insert rows of this user. Users of different accounts never wait on each other.
    */
