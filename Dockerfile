@@ -9,15 +9,17 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# dist/ holds the service only: local/ (sandbox, test doubles, embedded PostgreSQL) is never built here.
+RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     APP_ENV=production \
     PORT=3000
 WORKDIR /app
-COPY --from=build /app/package.json ./package.json
-COPY --from=build /app/node_modules ./node_modules
+COPY package.json package-lock.json ./
+# The production install: no dev dependencies (compiler, pino-pretty, sandbox, embedded PostgreSQL binaries) and no optional ones.
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The service needs no write access to its own files.
 USER node

@@ -20,7 +20,7 @@ export function createRootLogger(
 ): Logger {
   const redactor = new Redactor();
   redactor.addSecrets(secretsOf(config));
-  const readable = config.appEnv === 'local' && config.logLevel !== 'silent' && destination === undefined;
+  const readable = config.appEnv === 'local' && config.logLevel !== 'silent' && destination === undefined && prettyPrinterInstalled();
   const options: pino.LoggerOptions = {
     level: config.logLevel,
     base: { service: 'disclosure-briefing' },
@@ -35,6 +35,16 @@ export function createRootLogger(
   const logger = destination === undefined ? pino(options) : pino(options, destination);
   redactors.set(logger, redactor);
   return logger;
+}
+
+/** pino-pretty is a development dependency: a production install logs JSON lines in every APP_ENV. */
+function prettyPrinterInstalled(): boolean {
+  try {
+    require.resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
