@@ -1,18 +1,32 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { DisclosureEntity } from '../disclosures/disclosure.entity';
 
 export const ANALYSIS_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'UNAVAILABLE'] as const;
 export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
 
 /**
  * The analysis of one filing, created PENDING with the filing. The table is the
- * analysis scheduler's work queue.
+ * analysis scheduler's work queue. Written only by AnalysisQueue.
  */
 @Entity('analyses')
+@Check('ck_analyses_status', `status IN ('PENDING', 'PROCESSING', 'COMPLETED', 'UNAVAILABLE')`)
+@Check('ck_analyses_completed', `status <> 'COMPLETED' OR (one_liner IS NOT NULL AND result IS NOT NULL AND doc_length IS NOT NULL)`)
+// One partial index per kind of claim, so each claim is an ordered index scan, never a sort.
+@Index('ix_analyses_new', ['createdAt'], { where: `status = 'PENDING' AND available_at IS NULL` })
+@Index('ix_analyses_retry', ['availableAt'], { where: `status = 'PENDING' AND available_at IS NOT NULL` })
+@Index('ix_analyses_leased', ['leaseExpiresAt'], { where: `status = 'PROCESSING'` })
+// The "completed with a one-liner" probes of the public reads (migration SummarisedAnalysesIndex1764300000000).
+@Index('ix_analyses_summarised', ['rceptNo'], { where: `status = 'COMPLETED' AND one_liner <> ''` })
 export class AnalysisEntity {
   @PrimaryColumn({ name: 'rcept_no', type: 'char', length: 14 })
   rceptNo: string;
 
-  @Column({ type: 'varchar', length: 12 })
+  // Many-to-one in TypeORM's terms only: the primary key already makes it one analysis per filing.
+  @ManyToOne(() => DisclosureEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'rcept_no', foreignKeyConstraintName: 'analyses_rcept_no_fkey' })
+  disclosure?: DisclosureEntity;
+
+  @Column({ type: 'varchar', length: 12, default: 'PENDING' })
   status: AnalysisStatus;
 
   @Column({ name: 'one_liner', type: 'varchar', length: 100, nullable: true })
@@ -34,7 +48,7 @@ export class AnalysisEntity {
   completedAt: Date | null;
 
   /** Attempts started so far (claims). */
-  @Column({ type: 'integer' })
+  @Column({ type: 'integer', default: 0 })
   attempts: number;
 
   /** A PENDING analysis is not claimed before this moment (retry backoff); null: at once. */

@@ -4,6 +4,8 @@ import { RevealedDisclosureEntity } from '../analysis/revealed-disclosure.entity
 import { CompanyEntity } from '../companies/company.entity';
 import { DisclosureEntity } from '../disclosures/disclosure.entity';
 import { PushTokenEntity } from '../push-tokens/push-token.entity';
+import { PushDeliveryEntity } from '../push/push-delivery.entity';
+import { PushFanoutEntity } from '../push/push-fanout.entity';
 import { QuotaUsageEntity } from '../quota/quota-usage.entity';
 import { StoreNotificationEntity, StorePurchaseEntity } from '../subscriptions/store-purchase.entity';
 import { CorpCodeEntity } from '../stocks/corp-code.entity';
@@ -23,6 +25,8 @@ export const ENTITIES = [
   CompanyEntity,
   WatchStockEntity,
   PushTokenEntity,
+  PushFanoutEntity,
+  PushDeliveryEntity,
   StorePurchaseEntity,
   StoreNotificationEntity,
   QuotaUsageEntity,

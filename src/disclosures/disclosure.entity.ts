@@ -1,7 +1,17 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** A filing of the disclosure system, as collected. */
+/**
+ * A filing of the disclosure system, as collected. Written only by DisclosureStore.
+ *
+ * Every read orders by (rcept_dt, created_at, rcept_no) descending: the feed and date
+ * ranges walk ix_disclosures_feed, a company's filings ix_disclosures_corp_feed. TypeORM
+ * cannot declare DESC columns, so both are `synchronize: false` (the migration creates them).
+ */
 @Entity('disclosures')
+@Check('ck_disclosures_rcept_no', `rcept_no ~ '^[0-9]{14}$'`)
+@Check('ck_disclosures_rcept_dt', `rcept_dt ~ '^[0-9]{8}$'`)
+@Index('ix_disclosures_feed', ['rceptDt', 'createdAt', 'rceptNo'], { synchronize: false })
+@Index('ix_disclosures_corp_feed', ['corpCode', 'rceptDt', 'createdAt', 'rceptNo'], { synchronize: false })
 export class DisclosureEntity {
   @PrimaryColumn({ name: 'rcept_no', type: 'char', length: 14 })
   rceptNo: string;
@@ -14,7 +24,7 @@ export class DisclosureEntity {
   corpName: string;
 
   /** Empty for unlisted filers. */
-  @Column({ name: 'stock_code', type: 'varchar', length: 6 })
+  @Column({ name: 'stock_code', type: 'varchar', length: 6, default: '' })
   stockCode: string;
 
   @Column({ name: 'corp_cls', type: 'char', length: 1, nullable: true })
@@ -27,10 +37,10 @@ export class DisclosureEntity {
   @Column({ name: 'rcept_dt', type: 'char', length: 8 })
   rceptDt: string;
 
-  @Column({ type: 'varchar', length: 255 })
+  @Column({ type: 'varchar', length: 255, default: '' })
   submitter: string;
 
-  @Column({ type: 'varchar', length: 50 })
+  @Column({ type: 'varchar', length: 50, default: '' })
   remarks: string;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

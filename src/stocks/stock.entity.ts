@@ -1,9 +1,12 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 export type MarketType = 'Y' | 'K';
 
-/** A listed company of the main (Y) or second (K) board: the stock master. */
+/** A listed company of the main (Y) or second (K) board: the stock master. Written only by Stocks. */
 @Entity('stocks')
+@Check('ck_stocks_market_type', `market_type IN ('Y', 'K')`)
+@Index('ix_stocks_stock_code', ['stockCode'])
+@Index('ix_stocks_corp_name', ['corpName'])
 export class StockEntity {
   @PrimaryColumn({ name: 'corp_code', type: 'char', length: 8 })
   corpCode: string;

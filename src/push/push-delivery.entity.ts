@@ -1,0 +1,67 @@
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { DisclosureEntity } from '../disclosures/disclosure.entity';
+import { UserEntity } from '../users/user.entity';
+
+export type PushDeliveryStatus = 'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UNREGISTERED' | 'ABANDONED';
+
+/**
+ * One message per (filing, token): the primary key is what makes a second send
+ * impossible. Written only by PushDeliveryQueue.
+ *
+ * ix_push_deliveries_claimable is (available_at NULLS FIRST, created_at) WHERE status =
+ * 'PENDING'; TypeORM cannot declare NULLS FIRST, so it is `synchronize: false`.
+ */
+@Entity('push_deliveries')
+@Check(
+  'ck_push_deliveries_status',
+  `status IN ('PENDING', 'SENDING', 'SENT', 'FAILED', 'UNREGISTERED', 'ABANDONED')`,
+)
+@Index('ix_push_deliveries_claimable', ['availableAt', 'createdAt'], { where: `status = 'PENDING'`, synchronize: false })
+@Index('ix_push_deliveries_sending', ['leaseExpiresAt'], { where: `status = 'SENDING'` })
+@Index('ix_push_deliveries_user_id', ['userId'])
+export class PushDeliveryEntity {
+  @PrimaryColumn({ name: 'rcept_no', type: 'char', length: 14 })
+  rceptNo: string;
+
+  @ManyToOne(() => DisclosureEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'rcept_no', foreignKeyConstraintName: 'push_deliveries_rcept_no_fkey' })
+  disclosure?: DisclosureEntity;
+
+  /** Not a foreign key: the delivery outlives the token's deletion (UNREGISTERED). */
+  @PrimaryColumn({ name: 'fcm_token', type: 'varchar', length: 4096 })
+  fcmToken: string;
+
+  @Column({ name: 'user_id', type: 'integer' })
+  userId: number;
+
+  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'push_deliveries_user_id_fkey' })
+  user?: UserEntity;
+
+  @Column({ type: 'varchar', length: 16, default: 'PENDING' })
+  status: PushDeliveryStatus;
+
+  /** Attempts started so far (claims). */
+  @Column({ type: 'integer', default: 0 })
+  attempts: number;
+
+  /** A PENDING delivery is not claimed before this moment (retry backoff); null: at once. */
+  @Column({ name: 'available_at', type: 'timestamptz', nullable: true })
+  availableAt: Date | null;
+
+  @Column({ name: 'lease_owner', type: 'varchar', length: 64, nullable: true })
+  leaseOwner: string | null;
+
+  /** A SENDING delivery whose lease expired is ABANDONED, never resent. */
+  @Column({ name: 'lease_expires_at', type: 'timestamptz', nullable: true })
+  leaseExpiresAt: Date | null;
+
+  @Column({ name: 'last_error', type: 'varchar', length: 500, nullable: true })
+  lastError: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'sent_at', type: 'timestamptz', nullable: true })
+  sentAt: Date | null;
+}
