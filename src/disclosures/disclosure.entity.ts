@@ -5,13 +5,14 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 't
  *
  * Every read orders by (rcept_dt, created_at, rcept_no) descending: the feed and date
  * ranges walk ix_disclosures_feed, a company's filings ix_disclosures_corp_feed. TypeORM
- * cannot declare DESC columns, so both are `synchronize: false` (the migration creates them).
+ * cannot declare DESC columns, so both are named here with `synchronize: false`: the
+ * migration creates them and the schema diff leaves them alone.
  */
 @Entity('disclosures')
 @Check('ck_disclosures_rcept_no', `rcept_no ~ '^[0-9]{14}$'`)
 @Check('ck_disclosures_rcept_dt', `rcept_dt ~ '^[0-9]{8}$'`)
-@Index('ix_disclosures_feed', ['rceptDt', 'createdAt', 'rceptNo'], { synchronize: false })
-@Index('ix_disclosures_corp_feed', ['corpCode', 'rceptDt', 'createdAt', 'rceptNo'], { synchronize: false })
+@Index('ix_disclosures_feed', { synchronize: false })
+@Index('ix_disclosures_corp_feed', { synchronize: false })
 export class DisclosureEntity {
   @PrimaryColumn({ name: 'rcept_no', type: 'char', length: 14 })
   rceptNo: string;

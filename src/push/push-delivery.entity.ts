@@ -16,7 +16,7 @@ export type PushDeliveryStatus = 'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UN
   'ck_push_deliveries_status',
   `status IN ('PENDING', 'SENDING', 'SENT', 'FAILED', 'UNREGISTERED', 'ABANDONED')`,
 )
-@Index('ix_push_deliveries_claimable', ['availableAt', 'createdAt'], { where: `status = 'PENDING'`, synchronize: false })
+@Index('ix_push_deliveries_claimable', { synchronize: false })
 @Index('ix_push_deliveries_sending', ['leaseExpiresAt'], { where: `status = 'SENDING'` })
 @Index('ix_push_deliveries_user_id', ['userId'])
 export class PushDeliveryEntity {
