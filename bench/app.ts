@@ -126,6 +126,7 @@ export function benchConfig(env: Record<string, string | undefined>): AppConfig 
     DATA_DIR: path.join(os.tmpdir(), 'briefing-bench-unused-data-dir'),
     JWT_SECRET: randomBytes(32).toString('hex'),
     DART_REQUESTS_PER_MINUTE: '1000000',
+    DART_REQUESTS_PER_DAY: '100000000',
     DISCLOSURE_MONITOR_AUTO_START: 'false',
     ANALYSIS_SCHEDULER_AUTO_START: 'false',
     STOCK_SYNC_SCHEDULER_ENABLED: 'false',

@@ -122,7 +122,7 @@ export async function buildScenarios(client: Client, inputs: ScenarioInputs): Pr
   }
   shuffle(ranges, rng);
   const lastWeek: [string, string] = [days[Math.max(0, days.length - 6)], days[days.length - 2] ?? days[0]];
-  const midWeek: [string, string] = [days[Math.floor(days.length / 2) - 4], days[Math.floor(days.length / 2)]];
+  const midWeek: [string, string] = [days[Math.max(0, Math.floor(days.length / 2) - 4)], days[Math.floor(days.length / 2)]];
 
   // The hit search: the commonest two-syllable start of a listed name, so the page is full (20 rows).
   const prefixes = new Map<string, number>();

@@ -38,7 +38,6 @@ export interface SeedReport {
   options: SeedOptions;
   today: string;
   firstDay: string;
-  businessDays: number;
   listed: SeedFiler[];
   unlisted: SeedFiler[];
   /** Filing days, oldest first (today last). */
@@ -364,7 +363,6 @@ export async function seedDatabase(client: Client, options: SeedOptions, log: (l
     options,
     today,
     firstDay: days[0].dt,
-    businessDays: days.length,
     listed,
     unlisted,
     days: days.map((d) => d.dt),

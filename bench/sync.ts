@@ -1,16 +1,13 @@
 import type { StockSyncStatus } from '../src/stocks/stock-sync.service';
 import type { DartSandbox } from '../local/dart-sandbox/dart-sandbox';
 
-/** What the sync status endpoint answers. */
-export type SyncStatus = StockSyncStatus;
-
 export interface SyncRun {
   mode: 'bootstrap' | 'incremental';
   /** From the POST to the first status poll that shows it finished (polled every 50 ms). */
   wallMs: number;
   /** finished_at - started_at as the service reports them. */
   serviceMs: number;
-  final: SyncStatus;
+  final: StockSyncStatus;
   /** Requests the sandbox received during the run, by endpoint. */
   upstreamCalls: Record<string, number>;
 }
@@ -33,7 +30,7 @@ export async function runStockSync(
   if (response.status !== 202) throw new Error(`POST stocks/sync?mode=${mode} answered ${response.status}: ${body}`);
   for (;;) {
     const poll = await fetch(`${origin}/api/v1/admin/stocks/sync/status`, { headers });
-    const status = (await poll.json()) as SyncStatus;
+    const status = (await poll.json()) as StockSyncStatus;
     if (status.status !== 'running') {
       const wallMs = performance.now() - started;
       const upstreamCalls: Record<string, number> = {};
