@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
@@ -26,7 +26,9 @@ export interface CompletedAnalysis {
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
 /**
- * The `analyses` table as a work queue shared by every instance. A worker claims
+ * Owner of table analyses: the only writer. The table is a work queue shared by
+ * every instance: the disclosure ingest enqueues a PENDING analysis with each new
+ * filing, in the filing's transaction (`enqueue`). A worker claims
  * one row with `FOR UPDATE SKIP LOCKED` (claims never wait on each other), holds
  * it under a lease, and finishes it only while it still owns that lease, so a
  * completed analysis is never overwritten and a lease left by a crashed worker is
@@ -39,6 +41,12 @@ export class AnalysisQueue {
     @InjectConfig() private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
+
+  /** A PENDING analysis for each filing, in the transaction that stores the filings. */
+  async enqueue(manager: EntityManager, rceptNos: string[]): Promise<void> {
+    if (rceptNos.length === 0) return;
+    await manager.query('INSERT INTO analyses (rcept_no) SELECT unnest($1::text[])', [rceptNos]);
+  }
 
   /** Claims the oldest claimable analysis for `worker`, or null when there is none. */
   async claim(worker: string): Promise<ClaimedAnalysis | null> {

@@ -2,16 +2,19 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AnalysisQueue } from '../analysis/analysis-queue';
 import { Clock } from '../common/clock';
 import { kstDate } from '../common/korea-time';
+import { PushOutbox } from '../push/push-outbox';
 import type { DartFiling } from '../upstream/dart/dart.types';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent, type DisclosureSource } from './disclosure-events';
+import { DisclosureStore } from './disclosure-store';
 import type { DisclosureView } from './disclosure.view';
 
 /**
- * Stores filings that are new, each with a PENDING analysis in the same
- * transaction, and announces each new one after the commit. Existing filings
- * are never touched.
+ * Stores filings that are new, each with a PENDING analysis (AnalysisQueue) and, for
+ * news, a push announcement (PushOutbox) in the same transaction, and announces each
+ * new one after the commit. Existing filings are never touched.
  */
 @Injectable()
 export class DisclosureIngestService {
@@ -21,6 +24,9 @@ export class DisclosureIngestService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
+    private readonly disclosures: DisclosureStore,
+    private readonly analyses: AnalysisQueue,
+    private readonly outbox: PushOutbox,
   ) {}
 
   /** Returns the filings that were new, in the order given. */
@@ -32,38 +38,18 @@ export class DisclosureIngestService {
     });
     if (usable.length === 0) return [];
 
-    const column = <K extends keyof DartFiling>(key: K, max: number) => usable.map((f) => (f[key] ?? '').trim().slice(0, max));
     const inserted = await this.dataSource.transaction(async (manager) => {
-      const rows = await manager.query<{ rcept_no: string }[]>(
-        `INSERT INTO disclosures (rcept_no, corp_code, corp_name, stock_code, corp_cls, report_name, rcept_dt, submitter, remarks)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-         ON CONFLICT (rcept_no) DO NOTHING
-         RETURNING rcept_no`,
-        [
-          column('rcept_no', 14),
-          column('corp_code', 8),
-          column('corp_name', 255),
-          column('stock_code', 6),
-          usable.map((f) => f.corp_cls?.trim().slice(0, 1) || null),
-          column('report_nm', 500),
-          column('rcept_dt', 8),
-          column('flr_nm', 255),
-          column('rm', 50),
-        ],
-      );
-      if (rows.length > 0) {
-        const stored = rows.map((row) => row.rcept_no);
-        await manager.query('INSERT INTO analyses (rcept_no) SELECT unnest($1::text[])', [stored]);
+      const stored = await this.disclosures.insertNew(manager, usable);
+      if (stored.length > 0) {
+        await this.analyses.enqueue(manager, stored);
         // The push outbox is written with the filing, so no announcement is lost to a crash.
         const today = kstDate(this.clock.now());
         const news = usable
           .filter((filing) => stored.includes(filing.rcept_no) && isNews(source, filing.rcept_dt, today))
           .map((filing) => filing.rcept_no);
-        if (news.length > 0) {
-          await manager.query('INSERT INTO push_fanouts (rcept_no) SELECT DISTINCT unnest($1::text[]) ON CONFLICT DO NOTHING', [news]);
-        }
+        await this.outbox.add(manager, news);
       }
-      return new Set(rows.map((row) => row.rcept_no));
+      return new Set(stored);
     });
 
     // A batch may repeat a filing; each new one is announced once.

@@ -1,6 +1,4 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { kstDate } from '../common/korea-time';
 import type { AppConfig } from '../config/app-config';
@@ -8,6 +6,7 @@ import { InjectConfig } from '../config/config.module';
 import { DartClient } from '../upstream/dart/dart-client';
 import { DartError, type DartFiling } from '../upstream/dart/dart.types';
 import { DisclosureIngestService } from './disclosure-ingest.service';
+import { DisclosureStore } from './disclosure-store';
 
 export interface MonitorPollResult {
   /** Filings read from upstream before reaching known ones. */
@@ -30,7 +29,7 @@ export class DisclosureMonitorService implements OnApplicationBootstrap, OnAppli
 
   constructor(
     @InjectConfig() private readonly config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly disclosures: DisclosureStore,
     private readonly clock: Clock,
     private readonly dart: DartClient,
     private readonly ingest: DisclosureIngestService,
@@ -64,11 +63,7 @@ export class DisclosureMonitorService implements OnApplicationBootstrap, OnAppli
   /** One poll of today's filings. */
   async pollOnce(): Promise<MonitorPollResult> {
     const today = kstDate(this.clock.now());
-    const known = new Set(
-      (
-        await this.dataSource.query<{ rcept_no: string }[]>('SELECT rcept_no FROM disclosures WHERE rcept_dt = $1', [today])
-      ).map((row) => row.rcept_no),
-    );
+    const known = await this.disclosures.receiptNumbersOn(today);
     const fresh: DartFiling[] = [];
     for await (const filing of this.dart.listFilings(
       { bgnDe: today, endDe: today },

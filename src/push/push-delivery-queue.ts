@@ -7,6 +7,7 @@ import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { PushTokens } from '../push-tokens/push-tokens';
 import type { FilingNotice } from './new-filing-message';
+import { PushOutbox } from './push-outbox';
 import type { PushSendResult } from './push-sender';
 
 /** A delivery claimed for sending, with what its notification says. */
@@ -53,9 +54,9 @@ export function planOutcome(
 }
 
 /**
- * The push outbox (`push_fanouts`) and the delivery queue (`push_deliveries`), shared
- * by every instance. A fan-out is expanded into one delivery per (filing, token) by a
- * single INSERT … SELECT in the database; deliveries are claimed in batches with
+ * Owner of table push_deliveries: the only writer. The delivery queue, shared by
+ * every instance. A fan-out of the outbox (PushOutbox) is expanded into one delivery
+ * per (filing, token) by a single INSERT … SELECT in the database; deliveries are claimed in batches with
  * `FOR UPDATE SKIP LOCKED` under a lease and finished only while that lease is held.
  * The primary key (rcept_no, fcm_token) makes a second delivery of a filing to a token
  * impossible, and a delivery whose lease expired while SENDING is ABANDONED, never resent.
@@ -67,6 +68,7 @@ export class PushDeliveryQueue {
     @InjectConfig() private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly pushTokens: PushTokens,
+    private readonly outbox: PushOutbox,
   ) {}
 
   /**
@@ -76,10 +78,7 @@ export class PushDeliveryQueue {
    */
   async expandNext(createDeliveries: boolean): Promise<{ rceptNo: string; deliveries: number } | null> {
     return this.dataSource.transaction(async (manager) => {
-      const [fanout] = await manager.query<{ rcept_no: string; corp_code: string }[]>(
-        `SELECT f.rcept_no, d.corp_code FROM push_fanouts f JOIN disclosures d ON d.rcept_no = f.rcept_no
-         WHERE f.status = 'PENDING' ORDER BY f.created_at LIMIT 1 FOR UPDATE OF f SKIP LOCKED`,
-      );
+      const fanout = await this.outbox.takeOldestPending(manager);
       if (!fanout) return null;
       let deliveries = 0;
       if (createDeliveries) {
@@ -93,16 +92,12 @@ export class PushDeliveryQueue {
              ON CONFLICT DO NOTHING
              RETURNING 1
            ) SELECT count(*)::int AS n FROM created`,
-          [fanout.rcept_no, fanout.corp_code],
+          [fanout.rceptNo, fanout.corpCode],
         );
         deliveries = n;
       }
-      await manager.query(`UPDATE push_fanouts SET status = 'EXPANDED', deliveries = $2, expanded_at = $3 WHERE rcept_no = $1`, [
-        fanout.rcept_no,
-        deliveries,
-        this.clock.now(),
-      ]);
-      return { rceptNo: fanout.rcept_no, deliveries };
+      await this.outbox.markExpanded(manager, fanout.rceptNo, deliveries, this.clock.now());
+      return { rceptNo: fanout.rceptNo, deliveries };
     });
   }
 

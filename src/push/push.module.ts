@@ -7,6 +7,7 @@ import { DisabledPushSender } from './disabled-push-sender';
 import { FirebasePushSender } from './firebase-push-sender';
 import { PushDeliveryQueue } from './push-delivery-queue';
 import { PushDispatcher } from './push-dispatcher';
+import { PushOutbox } from './push-outbox';
 import { PushSender } from './push-sender';
 
 /** New-filing push: the outbox worker and the sender behind it (Firebase, or off without credentials). */
@@ -21,9 +22,10 @@ import { PushSender } from './push-sender';
           ? new DisabledPushSender()
           : new FirebasePushSender(config.firebaseServiceAccount, clock),
     },
+    PushOutbox,
     PushDeliveryQueue,
     PushDispatcher,
   ],
-  exports: [PushDispatcher, PushDeliveryQueue],
+  exports: [PushDispatcher, PushDeliveryQueue, PushOutbox],
 })
 export class PushModule {}

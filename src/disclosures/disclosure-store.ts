@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { ActiveStockView } from '../stocks/stock.view';
+import type { DartFiling } from '../upstream/dart/dart.types';
+import { type DisclosureRow, type DisclosureView, toDisclosureView } from './disclosure.view';
+
+export interface DisclosureFilter {
+  corpCode?: string;
+  beginDate?: string;
+  endDate?: string;
+  /** Only filings with a completed, non-empty one-line summary. */
+  withSummary?: boolean;
+  limit: number;
+}
+
+/** Newest first everywhere: filing date, then creation time, then receipt number. */
+const ORDER = 'ORDER BY d.rcept_dt DESC, d.created_at DESC, d.rcept_no DESC';
+const COLUMNS = `d.rcept_no, d.corp_name, d.corp_code, d.stock_code, d.report_name, d.rcept_dt, d.submitter`;
+/** A summary is a completed analysis with a non-empty one-liner (ix_analyses_summarised). */
+const SUMMARY_JOIN = `JOIN analyses a ON a.rcept_no = d.rcept_no AND a.status = 'COMPLETED' AND a.one_liner <> ''`;
+const OPTIONAL_SUMMARY_JOIN = `LEFT ${SUMMARY_JOIN}`;
+
+/**
+ * Owner of table disclosures: the only writer. The disclosure ingest stores new
+ * filings through `insertNew`; the public reads (the feed, a company's filings, a
+ * day's active companies) are index-ordered statements written for the feed indexes
+ * and ix_analyses_summarised: keep their shape when changing them (docs/benchmarks.md).
+ */
+@Injectable()
+export class DisclosureStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Inserts the filings that are not stored yet, in the caller's transaction; returns
+   * the receipt numbers inserted. Existing filings are never touched.
+   */
+  async insertNew(manager: EntityManager, filings: DartFiling[]): Promise<string[]> {
+    const column = <K extends keyof DartFiling>(key: K, max: number) => filings.map((f) => (f[key] ?? '').trim().slice(0, max));
+    const rows = await manager.query<{ rcept_no: string }[]>(
+      `INSERT INTO disclosures (rcept_no, corp_code, corp_name, stock_code, corp_cls, report_name, rcept_dt, submitter, remarks)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+       ON CONFLICT (rcept_no) DO NOTHING
+       RETURNING rcept_no`,
+      [
+        column('rcept_no', 14),
+        column('corp_code', 8),
+        column('corp_name', 255),
+        column('stock_code', 6),
+        filings.map((f) => f.corp_cls?.trim().slice(0, 1) || null),
+        column('report_nm', 500),
+        column('rcept_dt', 8),
+        column('flr_nm', 255),
+        column('rm', 50),
+      ],
+    );
+    return rows.map((row) => row.rcept_no);
+  }
+
+  /** The receipt numbers of the filings stored for one filing date (YYYYMMDD). */
+  async receiptNumbersOn(rceptDt: string): Promise<Set<string>> {
+    const rows = await this.dataSource.query<{ rcept_no: string }[]>('SELECT rcept_no FROM disclosures WHERE rcept_dt = $1', [rceptDt]);
+    return new Set(rows.map((row) => row.rcept_no));
+  }
+
+  async findOne(rceptNo: string): Promise<DisclosureView | null> {
+    const rows = await this.dataSource.query<DisclosureRow[]>(
+      `SELECT ${COLUMNS}, a.one_liner AS summary FROM disclosures d ${OPTIONAL_SUMMARY_JOIN} WHERE d.rcept_no = $1`,
+      [rceptNo],
+    );
+    return rows.length === 0 ? null : toDisclosureView(rows[0]);
+  }
+
+  async list(filter: DisclosureFilter): Promise<DisclosureView[]> {
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    if (filter.corpCode !== undefined) {
+      params.push(filter.corpCode);
+      conditions.push(`d.corp_code = $${params.length}`);
+    }
+    if (filter.beginDate !== undefined && filter.endDate !== undefined) {
+      params.push(filter.beginDate, filter.endDate);
+      conditions.push(`d.rcept_dt BETWEEN $${params.length - 1} AND $${params.length}`);
+    }
+    params.push(filter.limit);
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    const join = filter.withSummary ? SUMMARY_JOIN : OPTIONAL_SUMMARY_JOIN;
+    const rows = await this.dataSource.query<DisclosureRow[]>(
+      `SELECT ${COLUMNS}, a.one_liner AS summary FROM disclosures d ${join} ${where} ${ORDER} LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(toDisclosureView);
+  }
+
+  /**
+   * Listed companies with at least one filing dated `rceptDt` that has a completed,
+   * non-empty summary: one entry each, from its latest such filing, newest first.
+   */
+  async summarisedCompaniesOn(rceptDt: string, limit: number): Promise<ActiveStockView[]> {
+    return this.dataSource.query<ActiveStockView[]>(
+      `SELECT corp_code, corp_name, stock_code FROM (
+         SELECT DISTINCT ON (d.corp_code) d.corp_code, d.corp_name, d.stock_code, d.rcept_dt, d.rcept_no
+         FROM disclosures d
+         ${SUMMARY_JOIN}
+         WHERE d.rcept_dt = $1 AND d.stock_code <> ''
+         ORDER BY d.corp_code, d.rcept_dt DESC, d.rcept_no DESC
+       ) latest
+       ORDER BY rcept_dt DESC, rcept_no DESC
+       LIMIT $2`,
+      [rceptDt, limit],
+    );
+  }
+}
