@@ -1,6 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import type { AppConfig } from '../config/app-config';
@@ -8,6 +6,7 @@ import { InjectConfig } from '../config/config.module';
 import { upstreamBusy } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { DartError, type DartCompany } from '../upstream/dart/dart.types';
+import { CompanyStore } from './company-store';
 
 /**
  * Company data from the disclosure system's company.json, stored on first read
@@ -23,22 +22,14 @@ export class CompaniesService {
   private readonly logger = new Logger(CompaniesService.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: CompanyStore,
     @InjectConfig() private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly dart: DartClient,
   ) {}
 
   async find(corpCode: string): Promise<DartCompany> {
-    const [{ known, data: stored, fetched_at: fetchedAt }] = await this.dataSource.query<
-      { known: boolean; data: DartCompany | null; fetched_at: Date | null }[]
-    >(
-      `SELECT k.corp_code IS NOT NULL AS known, c.data, c.fetched_at
-       FROM (VALUES ($1::char(8))) AS wanted (corp_code)
-       LEFT JOIN corp_codes k ON k.corp_code = wanted.corp_code
-       LEFT JOIN companies c ON c.corp_code = wanted.corp_code`,
-      [corpCode],
-    );
+    const { known, data: stored, fetchedAt } = await this.store.find(corpCode);
     if (!known) throw notFound(corpCode);
     const fresh = stored && fetchedAt && this.clock.nowMs() - fetchedAt.getTime() < this.config.dart.companyMaxAgeMs;
     if (fresh) return stored;
@@ -58,11 +49,7 @@ export class CompaniesService {
     if (company === null) throw notFound(corpCode);
 
     const data: DartCompany = { ...company, corp_code: corpCode };
-    await this.dataSource.query(
-      `INSERT INTO companies (corp_code, data, fetched_at) VALUES ($1, $2, $3)
-       ON CONFLICT (corp_code) DO UPDATE SET data = EXCLUDED.data, fetched_at = EXCLUDED.fetched_at`,
-      [corpCode, JSON.stringify(data), this.clock.now()],
-    );
+    await this.store.save(corpCode, data, this.clock.now());
     return data;
   }
 }

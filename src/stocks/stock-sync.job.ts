@@ -5,7 +5,7 @@ import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../common/errors/app-error';
 import { StockSyncService } from './stock-sync.service';
-import { StocksService } from './stocks.service';
+import { Stocks } from './stocks';
 
 /** 05:00 every day, Korea Standard Time. */
 export const DAILY_STOCK_SYNC_CRON = '0 0 5 * * *';
@@ -19,7 +19,7 @@ export class StockSyncJob implements OnApplicationBootstrap {
     @InjectConfig() private readonly config: AppConfig,
     private readonly scheduler: SchedulerRegistry,
     private readonly sync: StockSyncService,
-    private readonly stocks: StocksService,
+    private readonly stocks: Stocks,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,11 +1,11 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { type CorpCodeEntry, DartError } from '../upstream/dart/dart.types';
+import { CorpCodes } from './corp-codes';
+import { Stocks } from './stocks';
 import { StocksService } from './stocks.service';
 
 export type StockSyncMode = 'incremental' | 'bootstrap';
@@ -61,10 +61,11 @@ export class StockSyncService implements OnApplicationShutdown {
   private cancelled = false;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly dart: DartClient,
     private readonly clock: Clock,
-    private readonly stocks: StocksService,
+    private readonly stockSearch: StocksService,
+    private readonly corpCodes: CorpCodes,
+    private readonly stocks: Stocks,
   ) {}
 
   status(): StockSyncStatus {
@@ -107,7 +108,7 @@ export class StockSyncService implements OnApplicationShutdown {
     this.logger.log(`stock sync (${mode}) started`);
     try {
       const stockCoded = await this.dart.whenBudgetAllows(() => this.refreshRegistry(), () => this.cancelled);
-      const checked = mode === 'bootstrap' ? new Set<string>() : await this.checkedCorpCodes();
+      const checked = mode === 'bootstrap' ? new Set<string>() : await this.corpCodes.checkedStockCoded();
       const candidates = [...stockCoded.values()].filter((entry) => !checked.has(entry.corpCode));
       this.state.total = candidates.length;
       await this.lookUpAll(candidates, mode);
@@ -119,7 +120,7 @@ export class StockSyncService implements OnApplicationShutdown {
       this.logger.error(`stock sync (${mode}) failed: ${this.state.last_error}`);
       this.finish('failed');
     } finally {
-      this.stocks.clearSearchCache();
+      this.stockSearch.clearSearchCache();
     }
   }
 
@@ -128,23 +129,7 @@ export class StockSyncService implements OnApplicationShutdown {
     const stockCoded = new Map<string, CorpCodeEntry>();
     let batch: CorpCodeEntry[] = [];
     const flush = async () => {
-      if (batch.length === 0) return;
-      await this.dataSource.query(
-        `INSERT INTO corp_codes AS c (corp_code, corp_name, corp_eng_name, stock_code, modify_date)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-         ON CONFLICT (corp_code) DO UPDATE SET
-           corp_name = EXCLUDED.corp_name, corp_eng_name = EXCLUDED.corp_eng_name,
-           stock_code = EXCLUDED.stock_code, modify_date = EXCLUDED.modify_date, updated_at = now()
-         WHERE (c.corp_name, c.corp_eng_name, c.stock_code, c.modify_date)
-           IS DISTINCT FROM (EXCLUDED.corp_name, EXCLUDED.corp_eng_name, EXCLUDED.stock_code, EXCLUDED.modify_date)`,
-        [
-          batch.map((entry) => entry.corpCode),
-          batch.map((entry) => entry.corpName.slice(0, 255)),
-          batch.map((entry) => entry.corpEngName.slice(0, 255)),
-          batch.map((entry) => entry.stockCode),
-          batch.map((entry) => entry.modifyDate.slice(0, 8)),
-        ],
-      );
+      await this.corpCodes.upsert(batch);
       batch = [];
     };
 
@@ -159,13 +144,6 @@ export class StockSyncService implements OnApplicationShutdown {
     }
     await flush();
     return stockCoded;
-  }
-
-  private async checkedCorpCodes(): Promise<Set<string>> {
-    const rows = await this.dataSource.query<{ corp_code: string }[]>(
-      'SELECT corp_code FROM corp_codes WHERE checked_at IS NOT NULL AND stock_code IS NOT NULL',
-    );
-    return new Set(rows.map((row) => row.corp_code));
   }
 
   private async lookUpAll(candidates: CorpCodeEntry[], mode: StockSyncMode): Promise<void> {
@@ -194,46 +172,22 @@ export class StockSyncService implements OnApplicationShutdown {
       this.state.last_error = `company ${entry.corpCode}: ${String(error)}`;
       return;
     }
-    await this.dataSource.query('UPDATE corp_codes SET corp_cls = $2, checked_at = now() WHERE corp_code = $1', [
-      entry.corpCode,
-      market?.slice(0, 1) ?? null,
-    ]);
+    await this.corpCodes.markChecked(entry.corpCode, market?.slice(0, 1) ?? null);
     if (market === 'Y' || market === 'K') {
-      const [row] = await this.dataSource.query<{ inserted: boolean }[]>(
-        `INSERT INTO stocks AS s (corp_code, corp_name, stock_code, market_type) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (corp_code) DO UPDATE SET
-           corp_name = EXCLUDED.corp_name, stock_code = EXCLUDED.stock_code,
-           market_type = EXCLUDED.market_type, updated_at = now()
-         WHERE $5 AND (s.corp_name, s.stock_code, s.market_type)
-           IS DISTINCT FROM (EXCLUDED.corp_name, EXCLUDED.stock_code, EXCLUDED.market_type)
-         RETURNING (xmax = 0) AS inserted`,
-        [entry.corpCode, entry.corpName.slice(0, 255), entry.stockCode, market, mode === 'bootstrap'],
-      );
-      if (row?.inserted) this.state.added += 1;
-      else if (row) this.state.updated += 1;
+      const stored = await this.stocks.upsert(entry, market, mode === 'bootstrap');
+      if (stored === 'added') this.state.added += 1;
+      else if (stored === 'updated') this.state.updated += 1;
     } else if (mode === 'bootstrap') {
       // Awaited before the `+=`: concurrent lookups would otherwise overwrite each other's count.
-      const removed = await this.countDeleted('DELETE FROM stocks WHERE corp_code = $1 RETURNING 1', [entry.corpCode]);
+      const removed = await this.stocks.remove(entry.corpCode);
       this.state.removed += removed;
     }
   }
 
   /** Bootstrap only: stocks whose company no longer carries a stock code, or left the file. */
   private async removeVanished(stockCoded: Set<string>): Promise<void> {
-    const removed = await this.countDeleted(
-      'DELETE FROM stocks WHERE NOT (corp_code = ANY($1::text[])) RETURNING 1',
-      [[...stockCoded]],
-    );
+    const removed = await this.stocks.removeAllExcept(stockCoded);
     this.state.removed += removed;
-  }
-
-  /** Rows removed by a `DELETE … RETURNING 1` (TypeORM's raw DELETE result is not the row list). */
-  private async countDeleted(deleteStatement: string, params: unknown[]): Promise<number> {
-    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
-      `WITH deleted AS (${deleteStatement}) SELECT count(*)::int AS n FROM deleted`,
-      params,
-    );
-    return n;
   }
 
   private finish(status: 'completed' | 'failed'): void {

@@ -1,15 +1,18 @@
 import { Module } from '@nestjs/common';
+import { DisclosuresModule } from '../disclosures/disclosures.module';
 import { DartModule } from '../upstream/dart/dart.module';
+import { CorpCodes } from './corp-codes';
 import { StockSyncController } from './stock-sync.controller';
 import { StockSyncJob } from './stock-sync.job';
 import { StockSyncService } from './stock-sync.service';
 import { StocksController } from './stocks.controller';
+import { Stocks } from './stocks';
 import { StocksService } from './stocks.service';
 
 @Module({
-  imports: [DartModule],
+  imports: [DartModule, DisclosuresModule],
   controllers: [StocksController, StockSyncController],
-  providers: [StocksService, StockSyncService, StockSyncJob],
-  exports: [StocksService],
+  providers: [CorpCodes, Stocks, StocksService, StockSyncService, StockSyncJob],
+  exports: [StocksService, Stocks],
 })
 export class StocksModule {}

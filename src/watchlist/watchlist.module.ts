@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { StocksModule } from '../stocks/stocks.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { UsersModule } from '../users/users.module';
 import { DowngradeCleanupInterceptor } from './downgrade-cleanup.interceptor';
@@ -9,7 +10,7 @@ import { WatchlistService } from './watchlist.service';
 
 /** The watchlist routes, the capacity they enforce, and the downgrade cleanup that trims to it. */
 @Module({
-  imports: [SubscriptionsModule, UsersModule],
+  imports: [SubscriptionsModule, UsersModule, StocksModule],
   controllers: [WatchlistController],
   providers: [WatchEntries, WatchlistService, DowngradeCleanupService, DowngradeCleanupInterceptor],
   exports: [WatchlistService],

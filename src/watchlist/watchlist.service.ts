@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
+import { Stocks } from '../stocks/stocks';
 import { activeTier, WATCHLIST_CAPACITY } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
@@ -30,6 +31,7 @@ export class WatchlistService {
     private readonly clock: Clock,
     private readonly users: UsersRepository,
     private readonly entries: WatchEntries,
+    private readonly stocks: Stocks,
   ) {}
 
   /** The user's entries, newest first. */
@@ -64,10 +66,7 @@ export class WatchlistService {
       const existing = await this.entries.find(manager, userId, corpCode);
       if (existing) return toEntry(existing);
 
-      const [stock] = await manager.query<{ corp_name: string; stock_code: string }[]>(
-        'SELECT corp_name, stock_code FROM stocks WHERE corp_code = $1',
-        [corpCode],
-      );
+      const stock = await this.stocks.find(manager, corpCode);
       if (!stock) throw new AppError('UNKNOWN_STOCK', `corp_code ${corpCode} is not a listed company of the stock master`);
 
       const capacity = this.capacityOfTier(user);
@@ -78,7 +77,7 @@ export class WatchlistService {
 
       // The lock already excludes a concurrent insert of the same company; the
       // unique constraint stays the last word should another writer ever skip it.
-      const inserted = await this.entries.insert(manager, { userId, corpCode, corpName: stock.corp_name, stockCode: stock.stock_code });
+      const inserted = await this.entries.insert(manager, { userId, corpCode, corpName: stock.corpName, stockCode: stock.stockCode });
       if (inserted) return toEntry(inserted);
       const raced = await this.entries.find(manager, userId, corpCode);
       if (!raced) throw new Error(`watch entry ${userId}/${corpCode} neither inserted nor found`);
