@@ -5,6 +5,8 @@ import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import type { AnalysisStatus } from './analysis.entity';
+import type { AnalysisResult } from './analyzers/analysis-result.schema';
 import type { AnalyzerOutput } from './analyzers/analyzer';
 
 /** A claimed analysis, with what the worker needs to know about its filing. */
@@ -14,6 +16,14 @@ export interface ClaimedAnalysis {
   corpName: string;
   reportName: string;
   rceptDt: string;
+}
+
+/** A filing's analysis as stored; `status` is null when the filing has no analysis row. */
+export interface StoredAnalysis {
+  status: AnalysisStatus | null;
+  one_liner: string | null;
+  result: AnalysisResult | null;
+  doc_length: number | null;
 }
 
 export interface CompletedAnalysis {
@@ -148,6 +158,31 @@ export class AnalysisQueue {
    */
   async postpone(worker: string, rceptNo: string, delayMs: number, reason: string): Promise<boolean> {
     return this.release(worker, rceptNo, delayMs, reason, true);
+  }
+
+  /** The analysis of a filing, in the caller's transaction; undefined when the filing does not exist. */
+  async findForFiling(manager: EntityManager, rceptNo: string): Promise<StoredAnalysis | undefined> {
+    const [row] = await manager.query<StoredAnalysis[]>(
+      `SELECT a.status, a.one_liner, a.result, a.doc_length
+       FROM disclosures d LEFT JOIN analyses a ON a.rcept_no = d.rcept_no WHERE d.rcept_no = $1`,
+      [rceptNo],
+    );
+    return row;
+  }
+
+  /**
+   * The analysis of a filing and whether `viewerId` revealed it (revealed_disclosures,
+   * written by RevealedDisclosures), in one statement; undefined when the filing does not exist.
+   */
+  async findForViewer(rceptNo: string, viewerId: number | null): Promise<(StoredAnalysis & { revealed: boolean }) | undefined> {
+    const [row] = await this.dataSource.query<(StoredAnalysis & { revealed: boolean })[]>(
+      `SELECT a.status, a.one_liner, a.result, a.doc_length,
+              EXISTS (SELECT 1 FROM revealed_disclosures r WHERE r.user_id = $2 AND r.rcept_no = d.rcept_no) AS revealed
+       FROM disclosures d LEFT JOIN analyses a ON a.rcept_no = d.rcept_no
+       WHERE d.rcept_no = $1`,
+      [rceptNo, viewerId],
+    );
+    return row;
   }
 
   /** Analyses waiting to be claimed now or later. */

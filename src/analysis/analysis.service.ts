@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import { AppError } from '../common/errors/app-error';
 import type { QuotaView } from '../quota/quota.service';
 import { QuotaService, toView } from '../quota/quota.service';
-import type { AnalysisStatus } from './analysis.entity';
 import type { AnalysisResult } from './analyzers/analysis-result.schema';
+import { AnalysisQueue } from './analysis-queue';
 import { RevealedDisclosures } from './revealed-disclosures';
 
 /** A filing whose text is shorter than this is "short": its analysis costs signed-in callers no quota. */
@@ -28,13 +28,6 @@ export interface RevealAnswer {
   quota: QuotaView;
 }
 
-interface AnalysisRow {
-  status: AnalysisStatus | null;
-  one_liner: string | null;
-  result: AnalysisResult | null;
-  doc_length: number | null;
-}
-
 /** Reads of stored analyses (never an AI call) and the reveal that spends quota. */
 @Injectable()
 export class AnalysisService {
@@ -42,17 +35,12 @@ export class AnalysisService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly quota: QuotaService,
     private readonly reveals: RevealedDisclosures,
+    private readonly analyses: AnalysisQueue,
   ) {}
 
   /** The analysis meta response; `userId` is null for an anonymous caller. */
   async meta(rceptNo: string, userId: number | null): Promise<AnalysisMeta> {
-    const [row] = await this.dataSource.query<(AnalysisRow & { revealed: boolean })[]>(
-      `SELECT a.status, a.one_liner, a.result, a.doc_length,
-              EXISTS (SELECT 1 FROM revealed_disclosures r WHERE r.user_id = $2 AND r.rcept_no = d.rcept_no) AS revealed
-       FROM disclosures d LEFT JOIN analyses a ON a.rcept_no = d.rcept_no
-       WHERE d.rcept_no = $1`,
-      [rceptNo, userId],
-    );
+    const row = await this.analyses.findForViewer(rceptNo, userId);
     if (!row) throw new AppError('NOT_FOUND', `No filing ${rceptNo}`);
     const completed = row.status === 'COMPLETED';
     const isShort = completed && row.doc_length !== null && row.doc_length < SHORT_DOC_THRESHOLD;
@@ -78,11 +66,7 @@ export class AnalysisService {
    */
   async reveal(userId: number, rceptNo: string): Promise<RevealAnswer> {
     return this.dataSource.transaction(async (manager) => {
-      const [row] = await manager.query<AnalysisRow[]>(
-        `SELECT a.status, a.one_liner, a.result, a.doc_length
-         FROM disclosures d LEFT JOIN analyses a ON a.rcept_no = d.rcept_no WHERE d.rcept_no = $1`,
-        [rceptNo],
-      );
+      const row = await this.analyses.findForFiling(manager, rceptNo);
       if (!row) throw new AppError('NOT_FOUND', `No filing ${rceptNo}`);
       if (row.status !== 'COMPLETED' || row.result === null || row.one_liner === null) {
         throw new AppError('NOT_READY', 'The analysis of this filing is not ready');
