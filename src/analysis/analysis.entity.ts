@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { LeasedWorkColumns } from '../database/leased-work-columns';
 import { DisclosureEntity } from '../disclosures/disclosure.entity';
 
 export const ANALYSIS_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'UNAVAILABLE'] as const;
@@ -13,8 +14,8 @@ export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
 @Check('ck_analyses_completed', `status <> 'COMPLETED' OR (one_liner IS NOT NULL AND result IS NOT NULL AND doc_length IS NOT NULL)`)
 // One partial index per kind of claim, so each claim is an ordered index scan, never a sort.
 @Index('ix_analyses_new', ['createdAt'], { where: `status = 'PENDING' AND available_at IS NULL` })
-@Index('ix_analyses_retry', ['availableAt'], { where: `status = 'PENDING' AND available_at IS NOT NULL` })
-@Index('ix_analyses_leased', ['leaseExpiresAt'], { where: `status = 'PROCESSING'` })
+@Index('ix_analyses_retry', ['work.availableAt'], { where: `status = 'PENDING' AND available_at IS NOT NULL` })
+@Index('ix_analyses_leased', ['work.leaseExpiresAt'], { where: `status = 'PROCESSING'` })
 // The "completed with a one-liner" probes of the public reads (migration SummarisedAnalysesIndex1764300000000).
 @Index('ix_analyses_summarised', ['rceptNo'], { where: `status = 'COMPLETED' AND one_liner <> ''` })
 export class AnalysisEntity {
@@ -47,20 +48,9 @@ export class AnalysisEntity {
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
   completedAt: Date | null;
 
-  /** Attempts started so far (claims). */
-  @Column({ type: 'integer', default: 0 })
-  attempts: number;
-
-  /** A PENDING analysis is not claimed before this moment (retry backoff); null: at once. */
-  @Column({ name: 'available_at', type: 'timestamptz', nullable: true })
-  availableAt: Date | null;
-
-  @Column({ name: 'lease_owner', type: 'varchar', length: 64, nullable: true })
-  leaseOwner: string | null;
-
   /** A PROCESSING analysis whose lease expired is taken over by another worker. */
-  @Column({ name: 'lease_expires_at', type: 'timestamptz', nullable: true })
-  leaseExpiresAt: Date | null;
+  @Column(() => LeasedWorkColumns, { prefix: false })
+  work: LeasedWorkColumns;
 
   @Column({ name: 'last_error', type: 'varchar', length: 1000, nullable: true })
   lastError: string | null;

@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { LeasedWorkColumns } from '../database/leased-work-columns';
 import { DisclosureEntity } from '../disclosures/disclosure.entity';
 import { UserEntity } from '../users/user.entity';
 
@@ -17,7 +18,7 @@ export type PushDeliveryStatus = 'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UN
   `status IN ('PENDING', 'SENDING', 'SENT', 'FAILED', 'UNREGISTERED', 'ABANDONED')`,
 )
 @Index('ix_push_deliveries_claimable', { synchronize: false })
-@Index('ix_push_deliveries_sending', ['leaseExpiresAt'], { where: `status = 'SENDING'` })
+@Index('ix_push_deliveries_sending', ['work.leaseExpiresAt'], { where: `status = 'SENDING'` })
 @Index('ix_push_deliveries_user_id', ['userId'])
 export class PushDeliveryEntity {
   @PrimaryColumn({ name: 'rcept_no', type: 'char', length: 14 })
@@ -41,20 +42,9 @@ export class PushDeliveryEntity {
   @Column({ type: 'varchar', length: 16, default: 'PENDING' })
   status: PushDeliveryStatus;
 
-  /** Attempts started so far (claims). */
-  @Column({ type: 'integer', default: 0 })
-  attempts: number;
-
-  /** A PENDING delivery is not claimed before this moment (retry backoff); null: at once. */
-  @Column({ name: 'available_at', type: 'timestamptz', nullable: true })
-  availableAt: Date | null;
-
-  @Column({ name: 'lease_owner', type: 'varchar', length: 64, nullable: true })
-  leaseOwner: string | null;
-
   /** A SENDING delivery whose lease expired is ABANDONED, never resent. */
-  @Column({ name: 'lease_expires_at', type: 'timestamptz', nullable: true })
-  leaseExpiresAt: Date | null;
+  @Column(() => LeasedWorkColumns, { prefix: false })
+  work: LeasedWorkColumns;
 
   @Column({ name: 'last_error', type: 'varchar', length: 500, nullable: true })
   lastError: string | null;
