@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { ActiveStockView } from '../stocks/stock.view';
 import type { DartFiling } from '../upstream/dart/dart.types';
+import { DisclosureEntity } from './disclosure.entity';
 import { type DisclosureRow, type DisclosureView, toDisclosureView } from './disclosure.view';
 
 export interface DisclosureFilter {
@@ -59,8 +60,8 @@ export class DisclosureStore {
 
   /** The receipt numbers of the filings stored for one filing date (YYYYMMDD). */
   async receiptNumbersOn(rceptDt: string): Promise<Set<string>> {
-    const rows = await this.dataSource.query<{ rcept_no: string }[]>('SELECT rcept_no FROM disclosures WHERE rcept_dt = $1', [rceptDt]);
-    return new Set(rows.map((row) => row.rcept_no));
+    const rows = await this.dataSource.getRepository(DisclosureEntity).find({ select: { rceptNo: true }, where: { rceptDt } });
+    return new Set(rows.map((row) => row.rceptNo));
   }
 
   async findOne(rceptNo: string): Promise<DisclosureView | null> {

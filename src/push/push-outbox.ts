@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { PushFanoutEntity } from './push-fanout.entity';
 
 /** A pending fan-out taken for expansion, with the company whose watchers it goes to. */
 export interface TakenFanout {
@@ -34,10 +35,6 @@ export class PushOutbox {
   }
 
   async markExpanded(manager: EntityManager, rceptNo: string, deliveries: number, expandedAt: Date): Promise<void> {
-    await manager.query(`UPDATE push_fanouts SET status = 'EXPANDED', deliveries = $2, expanded_at = $3 WHERE rcept_no = $1`, [
-      rceptNo,
-      deliveries,
-      expandedAt,
-    ]);
+    await manager.getRepository(PushFanoutEntity).update({ rceptNo }, { status: 'EXPANDED', deliveries, expandedAt });
   }
 }

@@ -45,6 +45,6 @@ export class CorpCodes {
 
   /** Records the market company.json gave (null when it gave none) and that it was looked up. */
   async markChecked(corpCode: string, corpCls: string | null): Promise<void> {
-    await this.dataSource.query('UPDATE corp_codes SET corp_cls = $2, checked_at = now() WHERE corp_code = $1', [corpCode, corpCls]);
+    await this.dataSource.getRepository(CorpCodeEntity).update({ corpCode }, { corpCls, checkedAt: () => 'now()' });
   }
 }
