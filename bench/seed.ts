@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import { addDays, kstDate, parseYmd } from '../src/common/korea-time';
+import { addDays, isWeekday, kstDate, startOfKstDay } from '../src/common/korea-time';
 import { Prng } from '../local/dart-sandbox/prng';
 import { LISTED_REPORTS, type ReportKind, UNLISTED_REPORTS } from '../local/dart-sandbox/sandbox-reports';
 import { INSTITUTIONS, companyName, personName } from '../local/dart-sandbox/sandbox-vocabulary';
@@ -83,17 +83,9 @@ const ONE_LINERS = [
 ];
 
 const HOUR_MS = 60 * 60 * 1000;
-const KST_OFFSET_MS = 9 * HOUR_MS;
 
-function isWeekday(ymd: string): boolean {
-  const day = parseYmd(ymd).getUTCDay();
-  return day !== 0 && day !== 6;
-}
-
-/** Midnight of a KST calendar date, as an instant. */
-function kstMidnight(ymd: string): number {
-  return parseYmd(ymd).getTime() - KST_OFFSET_MS;
-}
+/** Midnight of a KST calendar date, as epoch milliseconds. */
+const kstMidnight = (ymd: string): number => startOfKstDay(ymd).getTime();
 
 function uniqueCode(taken: Set<string>, make: () => string): string {
   for (;;) {

@@ -4,6 +4,7 @@ import {
   isWeekday,
   kstDate,
   splitDateRange,
+  startOfKstDay,
   startOfKstWeek,
   startOfNextKstDay,
   startOfNextKstWeek,
@@ -14,6 +15,7 @@ describe('KST calendar days', () => {
     expect(kstDate(new Date('2026-11-22T14:59:59.999Z'))).toBe('20261122');
     expect(kstDate(new Date('2026-11-22T15:00:00.000Z'))).toBe('20261123');
     expect(startOfNextKstDay(new Date('2026-11-22T14:00:00.000Z')).toISOString()).toBe('2026-11-22T15:00:00.000Z');
+    expect(startOfKstDay('20261123').toISOString()).toBe('2026-11-22T15:00:00.000Z');
   });
 
   it('knows real dates, weekdays and month ends', () => {

@@ -12,9 +12,14 @@ export function kstDate(instant: Date): string {
   return formatYmd(new Date(instant.getTime() + KST_OFFSET_MS));
 }
 
+/** The first instant of a calendar day in Korea (its KST midnight), for a YYYYMMDD date. */
+export function startOfKstDay(ymd: string): Date {
+  return new Date(parseYmd(ymd).getTime() - KST_OFFSET_MS);
+}
+
 /** The first instant of the next calendar day in Korea (KST midnight after `instant`). */
 export function startOfNextKstDay(instant: Date): Date {
-  return new Date(parseYmd(addDays(kstDate(instant), 1)).getTime() - KST_OFFSET_MS);
+  return startOfKstDay(addDays(kstDate(instant), 1));
 }
 
 /** The start of the week holding `instant`: Monday 00:00 Korea time (Sunday 15:00 UTC). */
