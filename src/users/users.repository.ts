@@ -26,7 +26,8 @@ export interface PremiumWrite {
 class IdentityTakenConcurrently extends Error {}
 
 /**
- * Owner of table users and of table user_identities: the only writer. Sign-in creates a user
+ * Owner of table users: the only writer. Owner of table user_identities: the only writer.
+ * Sign-in creates a user
  * with its identity; the premium columns and `downgraded_at` change only through the
  * methods TierTransitions and the downgrade cleanup call, inside their transactions
  * (`manager`). Other features read users through a join at most.
