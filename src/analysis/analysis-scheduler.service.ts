@@ -78,7 +78,6 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
 
   /** Before the database closes: claim nothing new and let running analyses record their results. */
   async beforeApplicationShutdown(): Promise<void> {
-    // Waiting past the lease is pointless: the job is then claimed again anyway.
     const unfinished = await this.pool.shutdown(this.config.ai.leaseMs);
     if (unfinished > 0) this.logger.warn(`${unfinished} analysis(es) still running at shutdown: claimed again when their lease expires`);
   }

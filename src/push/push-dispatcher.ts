@@ -11,8 +11,6 @@ import { MAX_MESSAGES_PER_SEND, PushSender, type PushSendResult } from './push-s
 
 /** How often an idle dispatcher looks for work: other instances' filings, ended backoffs, expired leases. */
 const POLL_INTERVAL_MS = 2_000;
-/** Longest wait at shutdown for batches still with the provider. */
-const MAX_SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * Sends new-filing notifications from the shared queue, always running (with push
@@ -60,7 +58,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
   /** Before the database closes: stop claiming, and let batches with the provider record their answers. */
   async beforeApplicationShutdown(): Promise<void> {
     // Waiting past the lease is pointless: the deliveries are then abandoned anyway.
-    const unfinished = await this.pool.shutdown(Math.min(this.config.push.leaseMs, MAX_SHUTDOWN_GRACE_MS));
+    const unfinished = await this.pool.shutdown(this.config.push.leaseMs);
     if (unfinished > 0) {
       this.logger.warn(
         `${unfinished} push batch(es) still unanswered at shutdown: their deliveries are ABANDONED when the lease expires, never resent`,

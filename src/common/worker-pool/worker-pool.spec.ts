@@ -1,4 +1,4 @@
-import { WorkerPool, type WorkerPoolOptions } from './worker-pool';
+import { SHUTDOWN_GRACE_MS, WorkerPool, type WorkerPoolOptions } from './worker-pool';
 
 /** A job that finishes when the test releases it. */
 interface HeldJob {
@@ -134,5 +134,24 @@ describe('WorkerPool', () => {
     jobs[1].release();
     expect(await pool.drain(1000)).toBe(true);
     expect(started).toEqual([0, 1]);
+  });
+
+  it('never waits longer than SHUTDOWN_GRACE_MS at shutdown, however long the lease', async () => {
+    const jobs = heldJobs(1);
+    const { pool } = startPool([...jobs]);
+    await tick();
+    jest.useFakeTimers();
+    try {
+      let unfinished: number | undefined;
+      const stopped = pool.shutdown(60 * 60_000).then((count) => (unfinished = count));
+      await jest.advanceTimersByTimeAsync(SHUTDOWN_GRACE_MS - 1);
+      expect(unfinished).toBeUndefined();
+      await jest.advanceTimersByTimeAsync(1);
+      await stopped;
+      expect(unfinished).toBe(1);
+    } finally {
+      jest.useRealTimers();
+      jobs[0].release();
+    }
   });
 });

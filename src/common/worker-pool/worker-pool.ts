@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 
+/** The longest a pool waits for its running jobs at shutdown. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
 export interface WorkerPoolOptions<Job> {
   /** Most jobs run at once. */
   concurrency: number;
@@ -119,10 +122,15 @@ export class WorkerPool<Job> {
     return finished;
   }
 
-  /** Stops claiming and waits up to `graceMs` for running jobs; returns how many were still running. */
-  async shutdown(graceMs: number): Promise<number> {
+  /**
+   * Stops claiming and waits for running jobs, up to the shorter of their lease and
+   * SHUTDOWN_GRACE_MS; returns how many were still running. Waiting past the lease is
+   * pointless (the job is claimed again anyway), and an orchestrator stops waiting for
+   * us after about 10 s (docker stop's default).
+   */
+  async shutdown(leaseMs: number): Promise<number> {
     this.stop();
-    return (await this.drain(graceMs)) ? 0 : this.taken;
+    return (await this.drain(Math.min(leaseMs, SHUTDOWN_GRACE_MS))) ? 0 : this.taken;
   }
 
   private async runOne(): Promise<void> {
