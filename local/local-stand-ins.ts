@@ -36,6 +36,7 @@ export const startLocalStandIns: Prelude = async ({ config, log, stopAfterServic
       DART_API_KEY: sandbox.apiKey,
       // The budget protects a real key; the sandbox is our own server.
       DART_REQUESTS_PER_MINUTE: process.env.DART_REQUESTS_PER_MINUTE ?? '100000',
+      DART_REQUESTS_PER_DAY: process.env.DART_REQUESTS_PER_DAY ?? '1000000',
       // The jobs make the sandbox come alive: new filings collected, analysed, and a stock master.
       DISCLOSURE_MONITOR_AUTO_START: process.env.DISCLOSURE_MONITOR_AUTO_START ?? 'true',
       ANALYSIS_SCHEDULER_AUTO_START: process.env.ANALYSIS_SCHEDULER_AUTO_START ?? 'true',
