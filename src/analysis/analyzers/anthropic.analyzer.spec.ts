@@ -5,6 +5,7 @@ import { SYSTEM_PROMPT } from './prompts';
 import { validAnswer } from '../../../local/doubles/analysis-answers';
 import { RIGHTS_OFFERING } from '../../../local/doubles/filing-texts';
 import { type ModelServerDouble, startModelServerDouble } from '../../../local/doubles/model-server-double';
+import { rejectionOf } from '../../../local/doubles/rejection';
 
 /** A Messages API answer whose content is the given blocks. */
 function message(content: unknown[], stopReason = 'tool_use') {
@@ -24,15 +25,7 @@ function toolCall(input: unknown) {
   return { type: 'tool_use', id: 'toolu_01', name: 'disclosure_analysis', input };
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<AnalyzerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AnalyzerError) return error;
-    throw error;
-  }
-  throw new Error('expected an AnalyzerError');
-}
+const failureOf = (promise: Promise<unknown>) => rejectionOf(promise, AnalyzerError);
 
 describe('AnthropicAnalyzer against a Messages API server', () => {
   let server: ModelServerDouble;

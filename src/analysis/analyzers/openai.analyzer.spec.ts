@@ -5,6 +5,7 @@ import { SYSTEM_PROMPT } from './prompts';
 import { validAnswer } from '../../../local/doubles/analysis-answers';
 import { SUPPLY_CONTRACT } from '../../../local/doubles/filing-texts';
 import { type ModelServerDouble, startModelServerDouble } from '../../../local/doubles/model-server-double';
+import { rejectionOf } from '../../../local/doubles/rejection';
 
 /** A Chat Completions answer carrying `content` as the assistant message. */
 function completion(content: string | null, extra: { refusal?: string; finish_reason?: string } = {}) {
@@ -25,15 +26,7 @@ function completion(content: string | null, extra: { refusal?: string; finish_re
   };
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<AnalyzerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AnalyzerError) return error;
-    throw error;
-  }
-  throw new Error('expected an AnalyzerError');
-}
+const failureOf = (promise: Promise<unknown>) => rejectionOf(promise, AnalyzerError);
 
 describe('OpenAiAnalyzer against an OpenAI-compatible server', () => {
   let server: ModelServerDouble;

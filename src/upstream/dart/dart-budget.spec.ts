@@ -1,21 +1,14 @@
 import { DART_PRIORITIES, LocalDartBudget, PUBLIC_READ_MAX_WAIT_MS, upstreamBusy } from './dart-budget';
 import { DartError } from './dart.types';
 import { settle, VirtualTime } from '../../../local/doubles/virtual-time';
+import { rejectionOf } from '../../../local/doubles/rejection';
 
 const MINUTE = 60_000;
 /** 12:00 in Korea. */
 const NOON_KST = new Date('2026-03-10T03:00:00Z');
 const NEXT_KST_MIDNIGHT = new Date('2026-03-10T15:00:00Z');
 
-async function refusalOf(promise: Promise<unknown>): Promise<DartError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DartError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusalOf = (promise: Promise<unknown>) => rejectionOf(promise, DartError);
 
 describe('LocalDartBudget', () => {
   let time: VirtualTime;

@@ -7,6 +7,7 @@ import { type DartSandbox, startDartSandbox } from '../../../local/dart-sandbox/
 import { DART_PRIORITIES } from './dart-budget';
 import { DartClient, type DartClientConfig, type DartClientOptions } from './dart-client';
 import { type CorpCodeEntry, DartError, type DartFiling } from './dart.types';
+import { rejectionOf } from '../../../local/doubles/rejection';
 
 const TODAY = new Date('2026-03-10T03:00:00Z'); // Tuesday 12:00 in Korea
 
@@ -50,15 +51,7 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<DartError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DartError) return error;
-    throw error;
-  }
-  throw new Error('expected a DartError');
-}
+const failureOf = (promise: Promise<unknown>) => rejectionOf(promise, DartError);
 
 describe('DartClient against the sandbox', () => {
   describe('list.json', () => {
