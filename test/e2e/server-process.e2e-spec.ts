@@ -55,26 +55,33 @@ async function waitFor(server: RunningServer, pattern: RegExp, timeoutMs: number
   throw new Error(`did not see ${pattern} in the server output:\n${server.output()}`);
 }
 
-describe('the server process (npm start)', () => {
-  let dataDir: string;
+/**
+ * A DATA_DIR for the describe block (reachable by the embedded cluster's account) and
+ * the servers it starts: whatever still runs afterwards is stopped, and the folder removed.
+ */
+function serverFixture(prefix: string): { dataDir: () => string; running: RunningServer[] } {
+  let dataDir = '';
   const running: RunningServer[] = [];
-
   beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'briefing-start-'));
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
     fs.chmodSync(dataDir, 0o755);
   });
-
   afterAll(async () => {
     for (const server of running) {
-      if (server.child.exitCode === null) {
+      if (server.child.exitCode === null && server.child.signalCode === null) {
         server.child.kill('SIGINT');
         await server.exited;
       }
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
+  return { dataDir: () => dataDir, running };
+}
 
-  const env = () => ({ APP_ENV: 'local', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+describe('the server process (npm start)', () => {
+  const { dataDir, running } = serverFixture('briefing-start-');
+
+  const env = () => ({ APP_ENV: 'local', PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'info' });
 
   it('refuses to start with a bad variable, naming it', async () => {
     const server = startServer({ ...env(), PORT: 'eighty', JWT_EXPIRATION_MS: '-5' });
@@ -100,25 +107,25 @@ describe('the server process (npm start)', () => {
 
     // Write through the embedded server's own address, found in the log.
     const [, dbAddress] = first.output().match(/embedded PostgreSQL in .* \((127\.0\.0\.1:\d+)\)/)!;
-    const password = fs.readFileSync(path.join(dataDir, 'postgres.password'), 'utf8').trim();
+    const password = fs.readFileSync(path.join(dataDir(), 'postgres.password'), 'utf8').trim();
     const client = new Client({ connectionString: `postgres://postgres:${password}@${dbAddress}/briefing` });
     await client.connect();
     const [{ id }] = (await client.query('INSERT INTO users DEFAULT VALUES RETURNING id')).rows;
     await client.end();
-    const secret = fs.readFileSync(path.join(dataDir, 'jwt-secret'), 'utf8');
+    const secret = fs.readFileSync(path.join(dataDir(), 'jwt-secret'), 'utf8');
 
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
     expect(first.output()).toMatch(/embedded PostgreSQL stopped/);
     // PostgreSQL removes its pid file only on a clean shutdown.
-    expect(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    expect(fs.existsSync(path.join(dataDir(), 'postgres', 'postmaster.pid'))).toBe(false);
 
     const second = startServer(env());
     running.push(second);
     const [, secondPort] = await waitFor(second, /listening on http:\/\/localhost:(\d+)/, 60_000);
     expect(second.output()).not.toMatch(/creating the embedded PostgreSQL cluster/);
     expect(second.output()).not.toMatch(/applied migrations/);
-    expect(fs.readFileSync(path.join(dataDir, 'jwt-secret'), 'utf8')).toBe(secret);
+    expect(fs.readFileSync(path.join(dataDir(), 'jwt-secret'), 'utf8')).toBe(secret);
 
     const [, secondDb] = second.output().match(/embedded PostgreSQL in .* \((127\.0\.0\.1:\d+)\)/)!;
     const again = new Client({ connectionString: `postgres://postgres:${password}@${secondDb}/briefing` });
@@ -137,26 +144,10 @@ describe('the server process (npm start)', () => {
 const NO_SANDBOX = { DART_API_KEY: 'test-dart-key', DART_API_BASE_URL: 'http://127.0.0.1:9/api' };
 
 describe('the server process after kill -9', () => {
-  let dataDir: string;
-  const running: RunningServer[] = [];
-
-  beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'briefing-kill-'));
-    fs.chmodSync(dataDir, 0o755);
-  });
-
-  afterAll(async () => {
-    for (const server of running) {
-      if (server.child.exitCode === null && server.child.signalCode === null) {
-        server.child.kill('SIGINT');
-        await server.exited;
-      }
-    }
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const { dataDir, running } = serverFixture('briefing-kill-');
 
   it('serves again within 60 s in the same DATA_DIR, stopping the PostgreSQL the killed server left running', async () => {
-    const env = { APP_ENV: 'local', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...NO_SANDBOX };
+    const env = { APP_ENV: 'local', PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'info', ...NO_SANDBOX };
     const first = startServer(env);
     running.push(first);
     await waitFor(first, /listening on http:\/\/localhost:(\d+)/, 90_000);
@@ -164,7 +155,7 @@ describe('the server process after kill -9', () => {
     await first.exited;
 
     // The old PostgreSQL still runs and holds the cluster.
-    const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+    const pidFile = path.join(dataDir(), 'postgres', 'postmaster.pid');
     const orphan = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
     expect(isRunning(orphan)).toBe(true);
 
