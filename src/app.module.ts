@@ -13,6 +13,7 @@ import { CompaniesModule } from './companies/companies.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { FleetModule } from './fleet/fleet.module';
 import { DisclosuresModule } from './disclosures/disclosures.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
@@ -44,6 +45,7 @@ export class AppModule {
         ScheduleModule.forRoot(),
         HttpCacheModule,
         DatabaseModule,
+        FleetModule,
         UsersModule,
         AuthModule,
         RateLimitModule,

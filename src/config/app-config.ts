@@ -4,8 +4,10 @@ import { analysisConfig, type AnalysisConfig } from '../analysis/analysis.config
 import { attestationConfig, type AttestationConfig } from '../attestation/attestation.config';
 import { authConfig, type AuthConfig } from '../auth/auth.config';
 import { databaseConfig, type DatabaseConfig } from '../database/database.config';
+import { fleetConfig, type FleetConfig } from '../fleet/fleet.config';
 import { loggingConfig, type LoggingConfig } from '../logging/logging.config';
 import { pushConfig, type PushConfig } from '../push/push.config';
+import { rateLimitConfig, type RateLimitConfig } from '../rate-limit/rate-limit.config';
 import { subscriptionsConfig, type SubscriptionsConfig } from '../subscriptions/subscriptions.config';
 import { dartConfig, type DartConfig } from '../upstream/dart/dart.config';
 import { EnvReader } from './env-reader';
@@ -33,11 +35,13 @@ export interface AppConfig
     AdminConfig,
     AttestationConfig,
     PushConfig,
+    RateLimitConfig,
     LoggingConfig {
   appEnv: AppEnv;
   dart: DartConfig;
   ai: AnalysisConfig;
   jobs: JobsConfig;
+  fleet: FleetConfig;
   admob: AdMobConfig;
   subscriptions: SubscriptionsConfig;
 }
@@ -72,6 +76,8 @@ export function readConfig(read: EnvReader): AppConfig {
     ai: analysisConfig(read),
     // The jobs that make a deployment come alive default to on in production.
     jobs: jobsConfig(read, environment.production),
+    fleet: fleetConfig(read),
+    ...rateLimitConfig(read),
     ...pushConfig(read),
     admob: adsConfig(read),
     subscriptions: subscriptionsConfig(read),
