@@ -3,6 +3,7 @@ import { AnalysisEntity } from '../analysis/analysis.entity';
 import { RevealedDisclosureEntity } from '../analysis/revealed-disclosure.entity';
 import { CompanyEntity } from '../companies/company.entity';
 import { DisclosureEntity } from '../disclosures/disclosure.entity';
+import { JobRunEntity } from '../job-runs/job-run.entity';
 import { PushTokenEntity } from '../push-tokens/push-token.entity';
 import { PushDeliveryEntity } from '../push/push-delivery.entity';
 import { PushFanoutEntity } from '../push/push-fanout.entity';
@@ -32,4 +33,5 @@ export const ENTITIES = [
   QuotaUsageEntity,
   RevealedDisclosureEntity,
   AdRewardTransactionEntity,
+  JobRunEntity,
 ];

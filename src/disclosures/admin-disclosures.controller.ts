@@ -76,18 +76,21 @@ export class AdminDisclosuresController {
 
   @Post('backfill')
   @HttpCode(HttpStatus.ACCEPTED)
-  @ApiOperation({ summary: 'Collect the filings of a date range in the background' })
+  @ApiOperation({
+    summary: 'Collect the filings of a date range in the background',
+    description: 'One backfill at a time in the whole fleet; it is executed by the instance leading the backfill job and survives restarts.',
+  })
   @ApiAcceptedResponse({ type: BackfillStartedResponse })
   @ApiBadRequestResponse({ type: ErrorBody, description: 'A date is missing or invalid, or a backfill is running' })
-  startBackfill(@Query() query: BackfillQuery): BackfillStartedResponse {
-    this.backfill.start(query.fromDate, query.toDate, query.delayMs);
+  async startBackfill(@Query() query: BackfillQuery): Promise<BackfillStartedResponse> {
+    await this.backfill.start(query.fromDate, query.toDate, query.delayMs);
     return { message: 'Backfill started', fromDate: query.fromDate, toDate: query.toDate };
   }
 
   @Get('backfill/status')
-  @ApiOperation({ summary: 'Progress of the current or last backfill' })
+  @ApiOperation({ summary: 'Progress of the current or last backfill of the fleet (from any instance)' })
   @ApiOkResponse({ type: BackfillStatusResponse })
-  backfillStatus(): BackfillStatusResponse {
+  backfillStatus(): Promise<BackfillStatusResponse> {
     return this.backfill.status();
   }
 }

@@ -1,10 +1,16 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Clock } from '../common/clock';
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { splitDateRange } from '../common/korea-time';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { SingletonJobs } from '../fleet/singleton-jobs';
+import type { ActiveRun } from '../job-runs/active-run';
+import { JobRunExecutor } from '../job-runs/job-run-executor';
+import { describeRun, type JobRunStatusFields } from '../job-runs/job-run-status';
+import { JobRuns } from '../job-runs/job-runs';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
-import { DartError } from '../upstream/dart/dart.types';
+import { DartError, type DartFiling } from '../upstream/dart/dart.types';
 import { DisclosureIngestService } from './disclosure-ingest.service';
 
 /**
@@ -12,130 +18,171 @@ import { DisclosureIngestService } from './disclosure-ingest.service';
  * company; 28-day windows stay inside that rule whatever the calendar.
  */
 const WINDOW_DAYS = 28;
+/** The disclosure system's largest page. */
+const PAGE_SIZE = 100;
 
-export interface BackfillStatus {
-  status: 'idle' | 'running' | 'completed' | 'failed';
+export type BackfillPhase = 'counting' | 'collecting';
+
+export interface BackfillStatus extends JobRunStatusFields {
   fromDate: string | null;
   toDate: string | null;
-  /** Filings found upstream so far (grows as windows are opened). */
-  total: number;
-  processed: number;
+  /** Of the processed filings, those that were new and are now stored. */
   saved: number;
-  failed: number;
-  started_at: string | null;
-  finished_at: string | null;
-  last_error: string | null;
   /** The disclosure-system budget; while it is spent the backfill waits (still `running`). */
   upstream: DartBudgetStatus;
 }
 
+interface BackfillParams {
+  fromDate: string;
+  toDate: string;
+  delayMs: number;
+}
+
 /**
- * Collects past filings in the background, one at a time, pacing new ones by `delayMs`.
- * When the disclosure-system budget is spent it waits for it, rather than failing days.
+ * Where a backfill resumes. Counting: the windows counted so far. Collecting: the
+ * page of the window being read and how many of its items are done (re-fetched and
+ * skipped on resume; saving again would be harmless, the filings are kept once).
+ */
+interface BackfillCheckpoint {
+  /** Filings upstream per 28-day window, as counted (a window of 0 is not read). */
+  windowTotals: number[];
+  window: number;
+  pageNo: number;
+  item: number;
+}
+
+/**
+ * Collects past filings in the background, pacing new ones by `delayMs`: first it
+ * counts the range (one list call per window), then collects it page by page. One
+ * backfill runs at a time in the whole fleet (a job_runs row), executed by the
+ * instance that leads the 'backfill' singleton job, which resumes it from its
+ * checkpoint after a restart or a leader change. When the disclosure-system budget
+ * is spent it waits for it, rather than failing days.
  */
 @Injectable()
-export class BackfillService implements OnApplicationShutdown {
+export class BackfillService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(BackfillService.name);
-  private state: Omit<BackfillStatus, 'upstream'> = {
-    status: 'idle',
-    fromDate: null,
-    toDate: null,
-    total: 0,
-    processed: 0,
-    saved: 0,
-    failed: 0,
-    started_at: null,
-    finished_at: null,
-    last_error: null,
-  };
-  private cancelled = false;
-  private run?: Promise<void>;
+  private readonly executor: JobRunExecutor;
 
   constructor(
     private readonly dart: DartClient,
     private readonly ingest: DisclosureIngestService,
-    private readonly clock: Clock,
-  ) {}
-
-  status(): BackfillStatus {
-    return { ...this.state, upstream: this.dart.budgetStatus() };
+    private readonly jobRuns: JobRuns,
+    private readonly singletonJobs: SingletonJobs,
+    @InjectConfig() config: AppConfig,
+  ) {
+    this.executor = new JobRunExecutor(
+      'backfill',
+      jobRuns,
+      {
+        execute: (run) => this.collect(run),
+        describeFailure: (error) => (error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error)),
+      },
+      config.fleet.leaderTakeoverMs,
+    );
   }
 
-  /** Starts a backfill; refuses while one runs. */
-  start(fromDate: string, toDate: string, delayMs: number): void {
-    if (this.state.status === 'running') {
-      throw new AppError('BACKFILL_RUNNING', `A backfill of ${this.state.fromDate}-${this.state.toDate} is already running`);
-    }
-    this.state = {
-      status: 'running',
-      fromDate,
-      toDate,
-      total: 0,
-      processed: 0,
-      saved: 0,
-      failed: 0,
-      started_at: this.clock.now().toISOString(),
-      finished_at: null,
-      last_error: null,
+  onModuleInit(): void {
+    this.executor.register(this.singletonJobs);
+  }
+
+  /** The latest backfill of the fleet (idle before the first). */
+  async status(): Promise<BackfillStatus> {
+    const run = await this.jobRuns.latest('backfill');
+    const params = run?.params as BackfillParams | undefined;
+    return {
+      ...describeRun(run),
+      fromDate: params?.fromDate ?? null,
+      toDate: params?.toDate ?? null,
+      saved: run?.counts.saved ?? 0,
+      upstream: this.dart.budgetStatus(),
     };
-    this.cancelled = false;
-    this.run = this.collect(fromDate, toDate, delayMs);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.cancelled = true;
-    await this.run;
-  }
-
-  private async collect(fromDate: string, toDate: string, delayMs: number): Promise<void> {
-    this.logger.log(`backfill ${fromDate}-${toDate} started`);
-    try {
-      for (const window of splitDateRange(fromDate, toDate, WINDOW_DAYS)) {
-        let pageNo = 1;
-        let totalPages = 1;
-        do {
-          const page = await this.dart.whenBudgetAllows(
-            () => this.dart.listPage({ bgnDe: window.from, endDe: window.to, pageNo, pageCount: 100 }, 'backfill'),
-            () => this.cancelled,
-          );
-          if (pageNo === 1) this.state.total += page.totalCount;
-          totalPages = page.totalPage;
-          for (const filing of page.items) {
-            if (this.cancelled) throw new Error('stopped by shutdown');
-            await this.collectOne(filing, delayMs);
-          }
-          pageNo += 1;
-        } while (pageNo <= totalPages);
-      }
-      this.finish('completed');
-    } catch (error) {
-      const reason = error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error);
-      this.state.last_error = reason;
-      this.logger.error(`backfill ${fromDate}-${toDate} failed: ${reason}`);
-      this.finish('failed');
+  /** Starts a backfill; refuses while one runs anywhere in the fleet. */
+  async start(fromDate: string, toDate: string, delayMs: number): Promise<void> {
+    const params: BackfillParams = { fromDate, toDate, delayMs };
+    const run = await this.jobRuns.begin('backfill', { ...params }, { saved: 0 });
+    if (!run) {
+      const running = (await this.jobRuns.latest('backfill'))?.params as BackfillParams | undefined;
+      const range = running ? ` of ${running.fromDate}-${running.toDate}` : '';
+      throw new AppError('BACKFILL_RUNNING', `A backfill${range} is already running`);
     }
+    // The leader starts it now; on another instance the leader picks it up within a second.
+    void this.executor.pickUp();
   }
 
-  private async collectOne(filing: Parameters<DisclosureIngestService['saveNew']>[0][number], delayMs: number): Promise<void> {
-    try {
-      const saved = await this.ingest.saveNew([filing], 'backfill');
-      this.state.processed += 1;
-      if (saved.length > 0) {
-        this.state.saved += 1;
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.executor.resign();
+  }
+
+  private async collect(run: ActiveRun): Promise<void> {
+    const { fromDate, toDate, delayMs } = run.params as unknown as BackfillParams;
+    const windows = splitDateRange(fromDate, toDate, WINDOW_DAYS);
+    const resumedFrom = run.resumedFrom as BackfillCheckpoint | null;
+    let checkpoint: BackfillCheckpoint = resumedFrom ?? { windowTotals: [], window: 0, pageNo: 1, item: 0 };
+
+    if (run.total === null) {
+      await run.enterPhase('counting');
+      const windowTotals = [...checkpoint.windowTotals];
+      while (windowTotals.length < windows.length) {
+        run.throwIfStopped();
+        const window = windows[windowTotals.length];
+        const page = await this.listPage(run, window, 1, 1);
+        windowTotals.push(page.totalCount);
+        checkpoint = { ...checkpoint, windowTotals };
+        run.checkpoint = { ...checkpoint };
+      }
+      run.total = windowTotals.reduce((sum, count) => sum + count, 0);
+    }
+
+    await run.enterPhase('collecting');
+    while (checkpoint.window < windows.length) {
+      run.throwIfStopped();
+      if (checkpoint.windowTotals[checkpoint.window] === 0) {
+        checkpoint = { ...checkpoint, window: checkpoint.window + 1, pageNo: 1, item: 0 };
+        run.checkpoint = { ...checkpoint };
+        continue;
+      }
+      const page = await this.listPage(run, windows[checkpoint.window], checkpoint.pageNo, PAGE_SIZE);
+      for (let item = checkpoint.item; item < page.items.length; item++) {
+        run.throwIfStopped();
+        const outcome = await this.saveOne(page.items[item]);
+        // Counters and checkpoint move together (no await between): a write never splits them.
+        run.processed += 1;
+        if (outcome === 'saved') run.counts.saved = (run.counts.saved ?? 0) + 1;
+        if (typeof outcome === 'object') {
+          run.failed += 1;
+          run.lastError = outcome.error;
+        }
+        checkpoint = { ...checkpoint, item: item + 1 };
+        run.checkpoint = { ...checkpoint };
         // Pace new filings so the analysis queue fills gradually.
-        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+        if (outcome === 'saved') await run.pause(delayMs);
       }
-    } catch (error) {
-      this.state.processed += 1;
-      this.state.failed += 1;
-      this.state.last_error = `saving ${filing.rcept_no} failed: ${String(error)}`;
-      this.logger.warn(this.state.last_error);
+      checkpoint =
+        checkpoint.pageNo < page.totalPage
+          ? { ...checkpoint, pageNo: checkpoint.pageNo + 1, item: 0 }
+          : { ...checkpoint, window: checkpoint.window + 1, pageNo: 1, item: 0 };
+      run.checkpoint = { ...checkpoint };
     }
   }
 
-  private finish(status: 'completed' | 'failed'): void {
-    this.state.status = status;
-    this.state.finished_at = this.clock.now().toISOString();
-    this.logger.log(`backfill ${status}: ${this.state.saved} new of ${this.state.processed} processed`);
+  private listPage(run: ActiveRun, window: { from: string; to: string }, pageNo: number, pageCount: number) {
+    return this.dart.whenBudgetAllows(
+      () => this.dart.listPage({ bgnDe: window.from, endDe: window.to, pageNo, pageCount }, 'backfill'),
+      () => run.stopped,
+    );
+  }
+
+  /** Stores one filing; 'known' when it already was (a resumed page repeats a few). */
+  private async saveOne(filing: DartFiling): Promise<'saved' | 'known' | { error: string }> {
+    try {
+      return (await this.ingest.saveNew([filing], 'backfill')).length > 0 ? 'saved' : 'known';
+    } catch (error) {
+      const message = `saving ${filing.rcept_no} failed: ${String(error)}`;
+      this.logger.warn(message);
+      return { error: message };
+    }
   }
 }

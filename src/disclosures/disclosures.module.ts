@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AnalysisModule } from '../analysis/analysis.module';
+import { JobRunsModule } from '../job-runs/job-runs.module';
 import { PushModule } from '../push/push.module';
 import { DartModule } from '../upstream/dart/dart.module';
 import { AdminDisclosuresController } from './admin-disclosures.controller';
@@ -11,7 +12,7 @@ import { DisclosuresController } from './disclosures.controller';
 import { DisclosuresService } from './disclosures.service';
 
 @Module({
-  imports: [DartModule, AnalysisModule, PushModule],
+  imports: [DartModule, AnalysisModule, PushModule, JobRunsModule],
   controllers: [DisclosuresController, AdminDisclosuresController],
   providers: [DisclosureStore, DisclosuresService, DisclosureIngestService, DisclosureMonitorService, BackfillService],
   exports: [DisclosureStore, DisclosureIngestService, DisclosureMonitorService],

@@ -43,6 +43,15 @@ export class CorpCodes {
     return new Set(rows.map((row) => row.corpCode));
   }
 
+  /** Stock-coded companies looked up at `since` or later (a resumed bootstrap skips them). */
+  async checkedStockCodedSince(since: Date): Promise<Set<string>> {
+    const rows: { corp_code: string }[] = await this.dataSource.query(
+      'SELECT corp_code FROM corp_codes WHERE checked_at >= $1 AND stock_code IS NOT NULL',
+      [since],
+    );
+    return new Set(rows.map((row) => row.corp_code));
+  }
+
   /** Records the market company.json gave (null when it gave none) and that it was looked up. */
   async markChecked(corpCode: string, corpCls: string | null): Promise<void> {
     await this.dataSource.getRepository(CorpCodeEntity).update({ corpCode }, { corpCls, checkedAt: () => 'now()' });

@@ -13,18 +13,21 @@ export class StockSyncController {
 
   @Post()
   @HttpCode(HttpStatus.ACCEPTED)
-  @ApiOperation({ summary: 'Start a stock master sync in the background (incremental by default)' })
+  @ApiOperation({
+    summary: 'Start a stock master sync in the background (incremental by default)',
+    description: 'One sync at a time in the whole fleet; it is executed by the instance leading the stock-sync job and survives restarts.',
+  })
   @ApiAcceptedResponse({ type: StockSyncStartedResponse })
-  @ApiConflictResponse({ type: ErrorBody, description: 'A sync is already running' })
-  start(@Query() query: StockSyncQuery): StockSyncStartedResponse {
-    this.sync.start(query.mode);
+  @ApiConflictResponse({ type: ErrorBody, description: 'STOCK_SYNC_RUNNING: a sync is already running (on any instance)' })
+  async start(@Query() query: StockSyncQuery): Promise<StockSyncStartedResponse> {
+    await this.sync.start(query.mode);
     return { message: 'Stock sync started', mode: query.mode };
   }
 
   @Get('status')
-  @ApiOperation({ summary: 'Progress of the current or last stock sync' })
+  @ApiOperation({ summary: 'Progress of the current or last stock sync of the fleet (from any instance)' })
   @ApiOkResponse({ type: StockSyncStatusResponse })
-  status(): StockSyncStatusResponse {
+  status(): Promise<StockSyncStatusResponse> {
     return this.sync.status();
   }
 }

@@ -5,12 +5,16 @@ import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../common/errors/app-error';
 import { StockSyncService } from './stock-sync.service';
-import { Stocks } from './stocks';
 
 /** 05:00 every day, Korea Standard Time. */
 export const DAILY_STOCK_SYNC_CRON = '0 0 5 * * *';
 
-/** The daily incremental stock sync, when STOCK_SYNC_SCHEDULER_ENABLED is true. */
+/**
+ * The daily incremental stock sync, when STOCK_SYNC_SCHEDULER_ENABLED is true. The
+ * cron fires on every instance; only the one leading 'stock-sync' starts the sync
+ * (and job_runs refuses a second one anyway). The boot-time bootstrap of an empty
+ * master is StockSyncService's, on taking the lead.
+ */
 @Injectable()
 export class StockSyncJob implements OnApplicationBootstrap {
   private readonly logger = new Logger(StockSyncJob.name);
@@ -19,35 +23,34 @@ export class StockSyncJob implements OnApplicationBootstrap {
     @InjectConfig() private readonly config: AppConfig,
     private readonly scheduler: SchedulerRegistry,
     private readonly sync: StockSyncService,
-    private readonly stocks: Stocks,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    const { stockSyncSchedulerEnabled, stockSyncBootstrap } = this.config.jobs;
-    if (stockSyncBootstrap && (await this.stocks.isEmpty())) {
-      this.logger.log('the stock master is empty: starting a bootstrap sync');
-      this.sync.start('bootstrap');
-    }
-    if (!stockSyncSchedulerEnabled) return;
+  onApplicationBootstrap(): void {
+    if (!this.config.jobs.stockSyncSchedulerEnabled) return;
     const job = CronJob.from({
       cronTime: DAILY_STOCK_SYNC_CRON,
       timeZone: 'Asia/Seoul',
-      onTick: () => this.runDaily(),
+      onTick: () => {
+        this.runDaily().catch((error) => this.logger.error(`daily stock sync not started: ${String(error)}`));
+      },
       start: true,
     });
     this.scheduler.addCronJob('daily-stock-sync', job);
     this.logger.log(`daily incremental stock sync scheduled at 05:00 KST (next ${job.nextDate().toISO()})`);
   }
 
-  runDaily(): void {
+  /** Starts the daily sync if this instance leads the stock sync; returns whether it did. */
+  async runDaily(): Promise<boolean> {
+    if (!this.sync.isLeading()) return false;
     try {
-      this.sync.start('incremental');
+      await this.sync.start('incremental');
+      return true;
     } catch (error) {
       if (error instanceof AppError && error.code === 'STOCK_SYNC_RUNNING') {
         this.logger.warn('daily stock sync skipped: a sync is already running');
-      } else {
-        throw error;
+        return false;
       }
+      throw error;
     }
   }
 }

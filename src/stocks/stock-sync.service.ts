@@ -1,6 +1,12 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Clock } from '../common/clock';
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { SingletonJobs } from '../fleet/singleton-jobs';
+import { type ActiveRun, RunStopped } from '../job-runs/active-run';
+import { JobRunExecutor } from '../job-runs/job-run-executor';
+import { describeRun, type JobRunStatusFields } from '../job-runs/job-run-status';
+import { JobRuns } from '../job-runs/job-runs';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { type CorpCodeEntry, DartError } from '../upstream/dart/dart.types';
@@ -9,19 +15,13 @@ import { Stocks } from './stocks';
 import { StocksService } from './stocks.service';
 
 export type StockSyncMode = 'incremental' | 'bootstrap';
+export type StockSyncPhase = 'downloading' | 'looking-up' | 'removing';
 
-export interface StockSyncStatus {
-  status: 'idle' | 'running' | 'completed' | 'failed';
+export interface StockSyncStatus extends JobRunStatusFields {
   mode: StockSyncMode | null;
-  total: number;
-  processed: number;
   added: number;
   updated: number;
   removed: number;
-  failed: number;
-  started_at: string | null;
-  finished_at: string | null;
-  last_error: string | null;
   /** The disclosure-system budget; while it is spent the sync waits (still `running`). */
   upstream: DartBudgetStatus;
 }
@@ -30,6 +30,8 @@ export interface StockSyncStatus {
 const REGISTRY_BATCH = 2000;
 /** company.json lookups in flight at once (the client's request budget still applies). */
 const LOOKUP_CONCURRENCY = 8;
+
+type LookUpOutcome = 'added' | 'updated' | 'unchanged' | { removed: number } | { failed: string };
 
 /**
  * Keeps the stock master true to the disclosure system. corpCode.xml gives every
@@ -40,92 +42,113 @@ const LOOKUP_CONCURRENCY = 8;
  *   and companies that gained a stock code) are looked up and added;
  * - bootstrap: every stock-coded company is looked up; renamed, moved and
  *   no-longer-listed companies are updated or removed.
+ * One sync runs at a time in the whole fleet (a job_runs row), executed by the
+ * instance leading the 'stock-sync' singleton job. A resumed run downloads the file
+ * again and skips the companies already looked up (corp_codes.checked_at: ever, for
+ * incremental; since the run started, for bootstrap), so it needs no other checkpoint.
  */
 @Injectable()
-export class StockSyncService implements OnApplicationShutdown {
+export class StockSyncService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(StockSyncService.name);
-  private state: Omit<StockSyncStatus, 'upstream'> = {
-    status: 'idle',
-    mode: null,
-    total: 0,
-    processed: 0,
-    added: 0,
-    updated: 0,
-    removed: 0,
-    failed: 0,
-    started_at: null,
-    finished_at: null,
-    last_error: null,
-  };
-  private run?: Promise<void>;
-  private cancelled = false;
+  private readonly executor: JobRunExecutor;
 
   constructor(
     private readonly dart: DartClient,
-    private readonly clock: Clock,
     private readonly stockSearch: StocksService,
     private readonly corpCodes: CorpCodes,
     private readonly stocks: Stocks,
-  ) {}
-
-  status(): StockSyncStatus {
-    return { ...this.state, upstream: this.dart.budgetStatus() };
+    private readonly jobRuns: JobRuns,
+    private readonly singletonJobs: SingletonJobs,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {
+    this.executor = new JobRunExecutor(
+      'stock-sync',
+      jobRuns,
+      {
+        execute: (run) => this.synchronise(run),
+        describeFailure: (error) => (error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error)),
+      },
+      config.fleet.leaderTakeoverMs,
+    );
   }
 
-  /** Starts a sync in the background; refuses while one runs. Resolves when it is started. */
-  start(mode: StockSyncMode): void {
-    if (this.state.status === 'running') {
-      throw new AppError('STOCK_SYNC_RUNNING', `A ${this.state.mode} stock sync is already running`);
-    }
-    this.state = {
-      status: 'running',
-      mode,
-      total: 0,
-      processed: 0,
-      added: 0,
-      updated: 0,
-      removed: 0,
-      failed: 0,
-      started_at: this.clock.now().toISOString(),
-      finished_at: null,
-      last_error: null,
+  onModuleInit(): void {
+    this.executor.register(this.singletonJobs, () => this.bootstrapIfEmpty());
+  }
+
+  /** The latest stock sync of the fleet (idle before the first). */
+  async status(): Promise<StockSyncStatus> {
+    const run = await this.jobRuns.latest('stock-sync');
+    return {
+      ...describeRun(run),
+      mode: (run?.params.mode as StockSyncMode | undefined) ?? null,
+      added: run?.counts.added ?? 0,
+      updated: run?.counts.updated ?? 0,
+      removed: run?.counts.removed ?? 0,
+      upstream: this.dart.budgetStatus(),
     };
-    this.cancelled = false;
-    this.run = this.synchronise(mode);
   }
 
-  /** Resolves when the current sync (if any) has finished. */
-  async settled(): Promise<void> {
-    await this.run;
+  /** Starts a sync in the background; refuses while one runs anywhere in the fleet. */
+  async start(mode: StockSyncMode): Promise<void> {
+    const run = await this.jobRuns.begin('stock-sync', { mode }, { added: 0, updated: 0, removed: 0 });
+    if (!run) {
+      const running = (await this.jobRuns.latest('stock-sync'))?.params.mode;
+      throw new AppError('STOCK_SYNC_RUNNING', `A ${typeof running === 'string' ? `${running} ` : ''}stock sync is already running`);
+    }
+    // The leader starts it now; on another instance the leader picks it up within a second.
+    void this.executor.pickUp();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.cancelled = true;
-    await this.run;
+  /** Is this instance the one that runs the fleet's stock syncs? */
+  isLeading(): boolean {
+    return this.executor.isLeading;
   }
 
-  private async synchronise(mode: StockSyncMode): Promise<void> {
-    this.logger.log(`stock sync (${mode}) started`);
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.executor.resign();
+  }
+
+  /**
+   * STOCK_SYNC_BOOTSTRAP: the new leader fills an empty stock master. Once for the
+   * fleet: while a sync runs (this one, resumed, or another) nothing new starts.
+   */
+  private async bootstrapIfEmpty(): Promise<void> {
+    if (!this.config.jobs.stockSyncBootstrap || !(await this.stocks.isEmpty())) return;
+    if (await this.jobRuns.begin('stock-sync', { mode: 'bootstrap' }, { added: 0, updated: 0, removed: 0 })) {
+      this.logger.log('the stock master is empty: starting a bootstrap sync');
+    }
+  }
+
+  private async synchronise(run: ActiveRun): Promise<void> {
+    const mode = run.params.mode as StockSyncMode;
     try {
-      const stockCoded = await this.dart.whenBudgetAllows(() => this.refreshRegistry(), () => this.cancelled);
-      const checked = mode === 'bootstrap' ? new Set<string>() : await this.corpCodes.checkedStockCoded();
-      const candidates = [...stockCoded.values()].filter((entry) => !checked.has(entry.corpCode));
-      this.state.total = candidates.length;
-      await this.lookUpAll(candidates, mode);
-      if (mode === 'bootstrap') await this.removeVanished(new Set(stockCoded.keys()));
-      this.finish('completed');
-    } catch (error) {
-      this.state.last_error =
-        error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error);
-      this.logger.error(`stock sync (${mode}) failed: ${this.state.last_error}`);
-      this.finish('failed');
+      await run.enterPhase('downloading');
+      const stockCoded = await this.dart.whenBudgetAllows(() => this.refreshRegistry(run), () => run.stopped);
+      let candidates: CorpCodeEntry[];
+      if (mode === 'bootstrap') {
+        const done = await this.corpCodes.checkedStockCodedSince(run.startedAt);
+        candidates = [...stockCoded.values()].filter((entry) => !done.has(entry.corpCode));
+        run.total = stockCoded.size;
+        run.processed = stockCoded.size - candidates.length;
+      } else {
+        const checked = await this.corpCodes.checkedStockCoded();
+        candidates = [...stockCoded.values()].filter((entry) => !checked.has(entry.corpCode));
+        run.total = run.processed + candidates.length;
+      }
+      await run.enterPhase('looking-up');
+      await this.lookUpAll(run, candidates, mode);
+      if (mode === 'bootstrap') {
+        await run.enterPhase('removing');
+        run.counts.removed += await this.stocks.removeAllExcept(new Set(stockCoded.keys()));
+      }
     } finally {
       this.stockSearch.clearSearchCache();
     }
   }
 
   /** Streams corpCode.xml into `corp_codes`; returns the entries that carry a stock code. */
-  private async refreshRegistry(): Promise<Map<string, CorpCodeEntry>> {
+  private async refreshRegistry(run: ActiveRun): Promise<Map<string, CorpCodeEntry>> {
     const stockCoded = new Map<string, CorpCodeEntry>();
     let batch: CorpCodeEntry[] = [];
     const flush = async () => {
@@ -135,7 +158,7 @@ export class StockSyncService implements OnApplicationShutdown {
 
     const seen = new Set<string>();
     for await (const entry of this.dart.corpCodes('stockSync')) {
-      if (this.cancelled) throw new Error('stopped by shutdown');
+      run.throwIfStopped();
       if (!/^\d{8}$/.test(entry.corpCode) || seen.has(entry.corpCode)) continue;
       seen.add(entry.corpCode);
       if (entry.stockCode !== null) stockCoded.set(entry.corpCode, entry);
@@ -146,54 +169,51 @@ export class StockSyncService implements OnApplicationShutdown {
     return stockCoded;
   }
 
-  private async lookUpAll(candidates: CorpCodeEntry[], mode: StockSyncMode): Promise<void> {
+  /** Looks the candidates up, a few at a time; on a stop or a fatal error every lookup in flight ends first. */
+  private async lookUpAll(run: ActiveRun, candidates: CorpCodeEntry[], mode: StockSyncMode): Promise<void> {
     let next = 0;
+    let fatal: unknown;
     const worker = async () => {
-      while (next < candidates.length) {
-        if (this.cancelled) throw new Error('stopped by shutdown');
+      while (next < candidates.length && fatal === undefined && !run.stopped) {
         const entry = candidates[next++];
-        await this.lookUp(entry, mode);
-        this.state.processed += 1;
+        try {
+          const outcome = await this.lookUp(run, entry, mode);
+          // Counters move together, after the lookup's last await.
+          run.processed += 1;
+          if (outcome === 'added' || outcome === 'updated') run.counts[outcome] += 1;
+          else if (typeof outcome === 'object' && 'removed' in outcome) run.counts.removed += outcome.removed;
+          else if (typeof outcome === 'object') {
+            run.failed += 1;
+            run.lastError = outcome.failed;
+          }
+        } catch (error) {
+          fatal ??= error;
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(LOOKUP_CONCURRENCY, candidates.length) }, worker));
+    if (fatal !== undefined) throw fatal;
+    run.throwIfStopped();
   }
 
   /** One company: stored when on the Y or K board, otherwise removed (bootstrap) or skipped. */
-  private async lookUp(entry: CorpCodeEntry, mode: StockSyncMode): Promise<void> {
+  private async lookUp(run: ActiveRun, entry: CorpCodeEntry, mode: StockSyncMode): Promise<LookUpOutcome> {
     let market: string | undefined;
     try {
       // A spent budget is waited out: skipping would report every remaining company as failed.
-      market = (await this.dart.whenBudgetAllows(() => this.dart.company(entry.corpCode, 'stockSync'), () => this.cancelled))?.corp_cls;
+      market = (await this.dart.whenBudgetAllows(() => this.dart.company(entry.corpCode, 'stockSync'), () => run.stopped))?.corp_cls;
     } catch (error) {
+      // Stopped while waiting: not a failure, the next executor looks it up.
+      if (run.stopped) throw new RunStopped();
       // A dead key stops the whole job; a company that keeps failing is skipped and reported.
       if (error instanceof DartError && error.kind === 'configuration') throw error;
-      this.state.failed += 1;
-      this.state.last_error = `company ${entry.corpCode}: ${String(error)}`;
-      return;
+      return { failed: `company ${entry.corpCode}: ${String(error)}` };
     }
+    // The master first, then "looked up": a run resumed in between looks the company up again.
+    let outcome: LookUpOutcome = 'unchanged';
+    if (market === 'Y' || market === 'K') outcome = await this.stocks.upsert(entry, market, mode === 'bootstrap');
+    else if (mode === 'bootstrap') outcome = { removed: await this.stocks.remove(entry.corpCode) };
     await this.corpCodes.markChecked(entry.corpCode, market?.slice(0, 1) ?? null);
-    if (market === 'Y' || market === 'K') {
-      const stored = await this.stocks.upsert(entry, market, mode === 'bootstrap');
-      if (stored === 'added') this.state.added += 1;
-      else if (stored === 'updated') this.state.updated += 1;
-    } else if (mode === 'bootstrap') {
-      // Awaited before the `+=`: concurrent lookups would otherwise overwrite each other's count.
-      const removed = await this.stocks.remove(entry.corpCode);
-      this.state.removed += removed;
-    }
-  }
-
-  /** Bootstrap only: stocks whose company no longer carries a stock code, or left the file. */
-  private async removeVanished(stockCoded: Set<string>): Promise<void> {
-    const removed = await this.stocks.removeAllExcept(stockCoded);
-    this.state.removed += removed;
-  }
-
-  private finish(status: 'completed' | 'failed'): void {
-    this.state.status = status;
-    this.state.finished_at = this.clock.now().toISOString();
-    const { added, updated, removed, failed } = this.state;
-    this.logger.log(`stock sync ${status}: ${added} added, ${updated} updated, ${removed} removed, ${failed} skipped`);
+    return outcome;
   }
 }

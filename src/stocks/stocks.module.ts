@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DisclosuresModule } from '../disclosures/disclosures.module';
+import { JobRunsModule } from '../job-runs/job-runs.module';
 import { DartModule } from '../upstream/dart/dart.module';
 import { CorpCodes } from './corp-codes';
 import { StockSyncController } from './stock-sync.controller';
@@ -10,7 +11,7 @@ import { Stocks } from './stocks';
 import { StocksService } from './stocks.service';
 
 @Module({
-  imports: [DartModule, DisclosuresModule],
+  imports: [DartModule, DisclosuresModule, JobRunsModule],
   controllers: [StocksController, StockSyncController],
   providers: [CorpCodes, Stocks, StocksService, StockSyncService, StockSyncJob],
   exports: [StocksService, Stocks],

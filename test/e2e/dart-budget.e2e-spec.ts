@@ -50,7 +50,7 @@ describe('the disclosure-system budget', () => {
       // Let whatever still waits for a slot run out, so shutdown does not wait on virtual time.
       await eventually(async () => {
         await time.advance(MINUTE);
-        return t.app.get(StockSyncService).status().status !== 'running' && dart.budgetStatus().waiting === 0;
+        return (await t.app.get(StockSyncService).status()).status !== 'running' && dart.budgetStatus().waiting === 0;
       }, 60_000);
       await t?.close();
     });
@@ -276,7 +276,7 @@ describe('the disclosure-system budget', () => {
       expect(backfillDone).toMatchObject({ status: 'completed', failed: 0, last_error: null });
       expect(backfillDone.saved).toBeGreaterThan(0);
       const syncDone = await eventually(async () => {
-        const status = t.app.get(StockSyncService).status();
+        const status = await t.app.get(StockSyncService).status();
         return status.status === 'running' ? null : status;
       }, 30_000);
       expect(syncDone).toMatchObject({ status: 'completed', failed: 0 });
@@ -286,7 +286,7 @@ describe('the disclosure-system budget', () => {
         return row.status === 'PENDING' ? null : row;
       });
       expect(analysed).toMatchObject({ status: 'COMPLETED', attempts: 1 });
-      expect(t.app.get(BackfillService).status().upstream).toMatchObject({ exhaustedUntil: null });
+      expect((await t.app.get(BackfillService).status()).upstream).toMatchObject({ exhaustedUntil: null });
       scheduler.pause();
       await scheduler.drain();
     });

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { IsNotBefore, IsYmdDate } from '../../common/validation/date-validators';
 import { DisclosureView } from '../disclosure.view';
+import { JobRunStatusView } from '../../job-runs/job-run-status.view';
 import { DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
 
 export class FetchDisclosuresQuery {
@@ -81,27 +82,14 @@ export class BackfillStartedResponse {
   toDate: string;
 }
 
-export class BackfillStatusResponse {
-  @ApiProperty({ enum: ['idle', 'running', 'completed', 'failed'] })
-  status: string;
+/** phase: counting (one list call per 28-day window, total null until done), then collecting. */
+export class BackfillStatusResponse extends JobRunStatusView {
   @ApiProperty({ nullable: true, type: String })
   fromDate: string | null;
   @ApiProperty({ nullable: true, type: String })
   toDate: string | null;
-  @ApiProperty()
-  total: number;
-  @ApiProperty()
-  processed: number;
-  @ApiProperty()
+  @ApiProperty({ description: 'Of the processed filings, those that were new and are now stored' })
   saved: number;
-  @ApiProperty()
-  failed: number;
-  @ApiProperty({ nullable: true, type: String })
-  started_at: string | null;
-  @ApiProperty({ nullable: true, type: String })
-  finished_at: string | null;
-  @ApiProperty({ nullable: true, type: String })
-  last_error: string | null;
   @ApiProperty({ type: DartBudgetStatusView, description: 'The disclosure-system budget (shared by every job)' })
   upstream: DartBudgetStatusView;
 }

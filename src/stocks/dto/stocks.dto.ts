@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { JobRunStatusView } from '../../job-runs/job-run-status.view';
 import { DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
 
 export class SearchStocksQuery {
@@ -25,29 +26,19 @@ export class StockSyncStartedResponse {
   mode: string;
 }
 
-export class StockSyncStatusResponse {
-  @ApiProperty({ enum: ['idle', 'running', 'completed', 'failed'] })
-  status: string;
+/**
+ * phase: downloading (corpCode.xml into corp_codes; total null until parsed),
+ * looking-up (company.json per candidate), removing (bootstrap only).
+ */
+export class StockSyncStatusResponse extends JobRunStatusView {
   @ApiProperty({ enum: ['incremental', 'bootstrap'], nullable: true, type: String })
   mode: string | null;
-  @ApiProperty({ description: 'Companies to look up (new ones, or every stock-coded one in bootstrap)' })
-  total: number;
-  @ApiProperty()
-  processed: number;
   @ApiProperty()
   added: number;
   @ApiProperty()
   updated: number;
   @ApiProperty()
   removed: number;
-  @ApiProperty({ description: 'Lookups that failed after retries and were skipped' })
-  failed: number;
-  @ApiProperty({ nullable: true, type: String })
-  started_at: string | null;
-  @ApiProperty({ nullable: true, type: String })
-  finished_at: string | null;
-  @ApiProperty({ nullable: true, type: String })
-  last_error: string | null;
   @ApiProperty({ type: DartBudgetStatusView, description: 'The disclosure-system budget (shared by every job)' })
   upstream: DartBudgetStatusView;
 }
