@@ -4,6 +4,7 @@ import { AnalysesAndQuota1763900000000 } from './1763900000000-analyses-and-quot
 import { WatchlistAndPush1764000000000 } from './1764000000000-watchlist-and-push';
 import { Subscriptions1764200000000 } from './1764200000000-subscriptions';
 import { SummarisedAnalysesIndex1764300000000 } from './1764300000000-summarised-analyses-index';
+import { RateLimitBuckets1764430000000 } from './1764430000000-rate-limit-buckets';
 import { JobRuns1764410000000 } from './1764410000000-job-runs';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   Subscriptions1764200000000,
   SummarisedAnalysesIndex1764300000000,
   JobRuns1764410000000,
+  RateLimitBuckets1764430000000,
 ];

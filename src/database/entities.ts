@@ -8,6 +8,7 @@ import { PushTokenEntity } from '../push-tokens/push-token.entity';
 import { PushDeliveryEntity } from '../push/push-delivery.entity';
 import { PushFanoutEntity } from '../push/push-fanout.entity';
 import { QuotaUsageEntity } from '../quota/quota-usage.entity';
+import { RateLimitBucketEntity } from '../rate-limit/rate-limit-bucket.entity';
 import { StoreNotificationEntity, StorePurchaseEntity } from '../subscriptions/store-purchase.entity';
 import { CorpCodeEntity } from '../stocks/corp-code.entity';
 import { StockEntity } from '../stocks/stock.entity';
@@ -33,5 +34,6 @@ export const ENTITIES = [
   QuotaUsageEntity,
   RevealedDisclosureEntity,
   AdRewardTransactionEntity,
+  RateLimitBucketEntity,
   JobRunEntity,
 ];

@@ -9,8 +9,9 @@ export interface BucketRule {
 export type BucketDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 /**
- * Where buckets live. In process today (the specification assumes one instance);
- * a shared store (Redis) implements the same contract when the service scales out.
+ * Where buckets live: in PostgreSQL, shared by every instance (PostgresBucketStore,
+ * the default), or in this process for a single instance (InMemoryBucketStore);
+ * RATE_LIMIT_STORE chooses.
  */
 export abstract class BucketStore {
   /** Takes one token from the bucket of `key` under `rule`, if one is there. */

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { startUserInfoDouble } from '../support/identity-provider-doubles';
 import type { HttpDouble } from '../support/http-double';
+import { RATE_LIMIT_STORES } from '../../src/rate-limit/rate-limit.config';
 import { startTestApp, TEST_CLIENT_IP_HEADER, type TestApp } from '../support/test-app';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -9,8 +10,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The specification's limits with their real numbers: non-GET requests 2/s with a
  * burst of 10 per user (or IP), `/api/v1/auth/*` 0.5/s with a burst of 5 per IP.
  * Every test uses its own client IPs so buckets never carry over between tests.
+ * All of it runs against both stores: the shared PostgreSQL buckets and the in-process ones.
  */
-describe('rate limits', () => {
+describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) => {
   let userInfo: HttpDouble & { userinfoUrl: string };
   let t: TestApp;
   let nextIp = 1;
@@ -18,7 +20,7 @@ describe('rate limits', () => {
 
   beforeAll(async () => {
     userInfo = await startUserInfoDouble();
-    t = await startTestApp({ env: { IDP1_USERINFO_URL: userInfo.userinfoUrl } });
+    t = await startTestApp({ env: { IDP1_USERINFO_URL: userInfo.userinfoUrl, RATE_LIMIT_STORE: store } });
   });
 
   afterAll(async () => {
@@ -51,6 +53,16 @@ describe('rate limits', () => {
   async function tokenFor(app: TestApp, subject: string): Promise<string> {
     return (await signIn(app, freshIp(), `user-${subject}`).expect(200)).body.token;
   }
+
+  it('keeps the buckets where RATE_LIMIT_STORE says', async () => {
+    const ip = freshIp();
+    await post(ip).expect(404);
+    const rows: { tokens: number }[] = await t.dataSource.query('SELECT tokens FROM rate_limit_buckets WHERE rule = $1 AND key = $2', [
+      'general',
+      `ip:${ip}`,
+    ]);
+    expect(rows.map((row) => Math.floor(row.tokens))).toEqual(store === 'postgres' ? [9] : []);
+  });
 
   describe("the specification's numbers", () => {
     it('non-GET: a burst of 10, then 429 with an integer Retry-After and the error body', async () => {
@@ -120,11 +132,15 @@ describe('rate limits', () => {
     let direct: TestApp;
 
     beforeAll(async () => {
-      keyed = await startTestApp({ database: t.database, rateLimits: NO_REFILL, env: { IDP1_USERINFO_URL: userInfo.userinfoUrl } });
+      keyed = await startTestApp({
+        database: t.database,
+        rateLimits: NO_REFILL,
+        env: { IDP1_USERINFO_URL: userInfo.userinfoUrl, RATE_LIMIT_STORE: store },
+      });
       direct = await startTestApp({
         database: t.database,
         rateLimits: NO_REFILL,
-        env: { TRUSTED_CLIENT_IP_HEADER: undefined, IDP1_USERINFO_URL: userInfo.userinfoUrl },
+        env: { TRUSTED_CLIENT_IP_HEADER: undefined, IDP1_USERINFO_URL: userInfo.userinfoUrl, RATE_LIMIT_STORE: store },
       });
     });
     afterAll(async () => {
@@ -219,7 +235,7 @@ describe('rate limits', () => {
       });
 
       it('with TRUSTED_PROXY_HOPS=2 takes the address the outer proxy wrote', async () => {
-        const twoProxies = await startTestApp({ database: t.database, rateLimits: NO_REFILL, env: { TRUSTED_PROXY_HOPS: '2' } });
+        const twoProxies = await startTestApp({ database: t.database, rateLimits: NO_REFILL, env: { TRUSTED_PROXY_HOPS: '2', RATE_LIMIT_STORE: store } });
         try {
           const ip = freshIp();
           const answers = await statuses(

@@ -1,0 +1,92 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppError } from '../common/errors/app-error';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../database/database-errors';
+import { type BucketDecision, type BucketRule, BucketStore } from './bucket-store';
+
+/**
+ * One take: a new bucket starts full and gives its first token; an existing one is
+ * refilled for the time since its last refill, then gives a token if it has a whole
+ * one. The time is the database's (`clock_timestamp()`), the same for every
+ * instance. The conflicting row is locked before its SET is evaluated, so concurrent
+ * takes of one bucket run one after another, each on the row the previous one wrote.
+ * The time is read before that lock: a take that waited behind a later one counts no
+ * negative refill and never moves `refilled_at` back (greatest).
+ * $1 rule, $2 key, $3 capacity, $4 tokens per second.
+ */
+const TAKE = `
+INSERT INTO rate_limit_buckets AS b (rule, key, tokens, allowed, refilled_at, full_at)
+SELECT $1, $2, $3::float8 - 1, true, now.at, now.at + make_interval(secs => 1 / $4::float8)
+FROM (SELECT clock_timestamp() AS at) now
+ON CONFLICT (rule, key) DO UPDATE SET (tokens, allowed, refilled_at, full_at) = (
+  SELECT r.tokens - r.taken, r.taken = 1, r.at, r.at + make_interval(secs => ($3::float8 - r.tokens + r.taken) / $4::float8)
+  FROM (
+    SELECT f.tokens, f.at, CASE WHEN f.tokens >= 1 THEN 1 ELSE 0 END AS taken
+    FROM (
+      SELECT least($3::float8, b.tokens + $4::float8 * greatest(0, extract(epoch FROM excluded.refilled_at - b.refilled_at)::float8)) AS tokens,
+             greatest(b.refilled_at, excluded.refilled_at) AS at
+    ) f
+  ) r
+)
+RETURNING allowed, tokens`;
+
+/**
+ * Idle buckets: full again for longer than the margin, so the same as no row. A
+ * batch at a time; rows a take holds right now are skipped (it is using them).
+ */
+const SWEEP = `
+DELETE FROM rate_limit_buckets WHERE ctid = ANY(ARRAY(
+  SELECT ctid FROM rate_limit_buckets
+  WHERE full_at < clock_timestamp() - make_interval(secs => $1::float8)
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+))`;
+
+/**
+ * Owner of table rate_limit_buckets: the only writer. Token buckets shared by every
+ * instance: one statement per take, so a client's burst is the rule's capacity
+ * however many instances serve it.
+ */
+@Injectable()
+export class PostgresBucketStore extends BucketStore {
+  private readonly logger = new Logger('RateLimit');
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    super();
+  }
+
+  /**
+   * When the database cannot answer, the request is refused with 503
+   * DATABASE_UNAVAILABLE and Retry-After rather than let through unlimited. Every
+   * mutating route needs the database anyway, so failing open would admit nothing
+   * that could succeed; it would only lift the limit exactly when PostgreSQL is
+   * overloaded (too many connections, statement timeouts), which is when the limit
+   * protects it most. Any other failure of the statement (a bug, a missing table)
+   * is logged and answered the same way: the limiter is unavailable, not the
+   * request wrong, and it must never pass silently or surface as a 500.
+   */
+  async take(key: string, rule: BucketRule): Promise<BucketDecision> {
+    let rows: { allowed: boolean; tokens: number }[];
+    try {
+      rows = await this.dataSource.query(TAKE, [rule.name, key, rule.capacity, rule.refillPerSecond]);
+    } catch (error) {
+      // The exception filter answers these 503 and logs them with the request.
+      if (isDatabaseUnavailable(error)) throw error;
+      this.logger.error({ err: error, rule: rule.name }, 'rate-limit bucket take failed; answering 503');
+      throw new AppError('DATABASE_UNAVAILABLE', 'The database is unavailable; try again shortly', {}, DATABASE_RETRY_AFTER_SECONDS);
+    }
+    const [{ allowed, tokens }] = rows;
+    if (allowed) return { allowed: true };
+    return { allowed: false, retryAfterMs: Math.ceil(((1 - tokens) / rule.refillPerSecond) * 1000) };
+  }
+
+  /**
+   * Deletes up to `batchSize` buckets that have been full for more than
+   * `marginSeconds`; returns how many went.
+   */
+  async sweepIdle(batchSize: number, marginSeconds: number): Promise<number> {
+    const [, deleted] = await this.dataSource.query<[unknown[], number]>(SWEEP, [marginSeconds, batchSize]);
+    return deleted;
+  }
+}
