@@ -198,6 +198,7 @@ describe('collecting filings', () => {
 
       expect(done).toMatchObject({
         status: 'completed',
+        phase: 'collecting',
         fromDate: from,
         toDate: to,
         total: upstream.length,
@@ -205,7 +206,10 @@ describe('collecting filings', () => {
         saved: upstream.length - known,
         failed: 0,
         last_error: null,
+        resumed_at: null,
+        eta_seconds: 0,
       });
+      expect(done.rate_per_second).toBeGreaterThan(0);
       expect(await count('SELECT count(*) AS n FROM disclosures')).toBe(upstream.length);
       expect(await count('SELECT count(*) AS n FROM analyses')).toBe(upstream.length);
       expect(events.every((event) => event.source === 'backfill')).toBe(true);

@@ -38,7 +38,7 @@ describe('stock master sync', () => {
       .sort((a, b) => a.corp_code.localeCompare(b.corp_code));
 
   it('reports idle before the first sync', async () => {
-    expect(await status()).toMatchObject({ status: 'idle', mode: null, total: 0, processed: 0 });
+    expect(await status()).toMatchObject({ status: 'idle', mode: null, phase: null, total: 0, processed: 0, rate_per_second: null, eta_seconds: null });
   });
 
   it('answers 400 for an unknown mode', async () => {
@@ -57,6 +57,8 @@ describe('stock master sync', () => {
     expect(done).toMatchObject({
       status: 'completed',
       mode: 'bootstrap',
+      phase: 'removing',
+      eta_seconds: 0,
       added: expected.length,
       updated: 0,
       removed: 0,
