@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { SingletonJobs } from '../fleet/singleton-jobs';
-import { ActiveRun, RunStopped } from './active-run';
+import { ActiveRun, PROGRESS_WRITE_MS, RunStopped } from './active-run';
 import type { JobRunKind } from './job-run.entity';
 import type { JobRuns } from './job-runs';
 
@@ -25,15 +25,18 @@ export class JobRunExecutor {
   private leading = false;
   private timer?: NodeJS.Timeout;
   private current?: { run?: ActiveRun; done: Promise<void> };
+  private readonly staleMs: number;
 
   constructor(
     private readonly kind: JobRunKind,
     private readonly jobRuns: JobRuns,
     private readonly work: JobRunWork,
-    /** A run whose executor wrote nothing for this long is taken over (its instance died). */
-    private readonly staleMs: number,
+    /** LEADER_TAKEOVER_MS: a run whose executor wrote nothing for this long (at least 5 progress writes) is taken over. */
+    leaderTakeoverMs: number,
   ) {
     this.logger = new Logger(`JobRuns:${kind}`);
+    // Never less than a few missed heartbeats: a slow write must not look like a dead instance.
+    this.staleMs = Math.max(leaderTakeoverMs, 5 * PROGRESS_WRITE_MS);
   }
 
   /** Call from the owning service's onModuleInit; `onLead` runs first when this instance becomes the leader. */
