@@ -6,6 +6,7 @@ import { Subscriptions1764200000000 } from './1764200000000-subscriptions';
 import { SummarisedAnalysesIndex1764300000000 } from './1764300000000-summarised-analyses-index';
 import { RateLimitBuckets1764430000000 } from './1764430000000-rate-limit-buckets';
 import { JobRuns1764410000000 } from './1764410000000-job-runs';
+import { SharedDartBudget1764420000000 } from './1764420000000-shared-dart-budget';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   Subscriptions1764200000000,
   SummarisedAnalysesIndex1764300000000,
   JobRuns1764410000000,
+  SharedDartBudget1764420000000,
   RateLimitBuckets1764430000000,
 ];

@@ -12,6 +12,7 @@ import { RateLimitBucketEntity } from '../rate-limit/rate-limit-bucket.entity';
 import { StoreNotificationEntity, StorePurchaseEntity } from '../subscriptions/store-purchase.entity';
 import { CorpCodeEntity } from '../stocks/corp-code.entity';
 import { StockEntity } from '../stocks/stock.entity';
+import { DartBudgetDayEntity, DartRequestStartEntity } from '../upstream/dart/dart-budget.entities';
 import { UserIdentityEntity } from '../users/user-identity.entity';
 import { UserEntity } from '../users/user.entity';
 import { WatchStockEntity } from '../watchlist/watch-stock.entity';
@@ -36,4 +37,6 @@ export const ENTITIES = [
   AdRewardTransactionEntity,
   RateLimitBucketEntity,
   JobRunEntity,
+  DartRequestStartEntity,
+  DartBudgetDayEntity,
 ];

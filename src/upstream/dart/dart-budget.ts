@@ -1,7 +1,7 @@
 import { AppError } from '../../common/errors/app-error';
 import { DailyBudget } from './daily-budget';
 import { DartError } from './dart.types';
-import { BudgetBusyError, RequestBudget, type TimeSource } from './request-budget';
+import { BudgetBusyError, RequestBudget, SlidingWindowLog, type TimeSource } from './request-budget';
 
 /**
  * Who is asking, most urgent first. New filings must never wait behind a public
@@ -13,7 +13,7 @@ export type DartPriority = (typeof DART_PRIORITIES)[number];
 
 /** How long a public read may wait for a slot before it is answered 503 instead. */
 export const PUBLIC_READ_MAX_WAIT_MS = 2_000;
-const MAX_WAIT_MS: Partial<Record<DartPriority, number>> = { companyRead: PUBLIC_READ_MAX_WAIT_MS };
+export const MAX_WAIT_MS: Partial<Record<DartPriority, number>> = { companyRead: PUBLIC_READ_MAX_WAIT_MS };
 /**
  * The part of the day's allowance a priority may use. Anyone can ask for any of the
  * ~115,000 known codes, so public reads get a quarter: the rest stays for new filings
@@ -21,6 +21,29 @@ const MAX_WAIT_MS: Partial<Record<DartPriority, number>> = { companyRead: PUBLIC
  * readers need far less.)
  */
 const DAILY_SHARE: Partial<Record<DartPriority, number>> = { companyRead: 0.25 };
+
+/** Calls of a priority the day allows: the count at which the day closes for it (calls of every priority count). */
+export function dailyCapOf(priority: DartPriority, perDay: number): number {
+  return Math.max(1, Math.floor(perDay * (DAILY_SHARE[priority] ?? 1)));
+}
+
+/** The least urgent priority that may take the minute's last slots. */
+const LAST_RESERVED_FOR: DartPriority = 'adminFetch';
+/** The part of the minute kept for the monitor and an operator's fetch when several instances share the budget. */
+const MINUTE_RESERVE = 0.1;
+
+/**
+ * Starts in the rolling minute after which a priority is refused. The monitor and
+ * an admin fetch may use the whole minute; every other priority leaves the last
+ * ~10 % (at least one slot, none for a budget of one a minute) to them, so a backfill
+ * on one instance cannot starve the monitor of another: each instance ranks its own
+ * line, but only this reserve ranks callers across instances.
+ */
+export function minuteCapOf(priority: DartPriority, perMinute: number): number {
+  if (DART_PRIORITIES.indexOf(priority) <= DART_PRIORITIES.indexOf(LAST_RESERVED_FOR)) return perMinute;
+  const reserve = perMinute < 2 ? 0 : Math.max(1, Math.floor(perMinute * MINUTE_RESERVE));
+  return perMinute - reserve;
+}
 /**
  * The line's bound. Jobs bring a handful of waiters at most (their concurrency is bounded);
  * the rest are public reads, and more than this many could not be served within their wait anyway.
@@ -41,9 +64,9 @@ export interface DartBudgetStatus {
 }
 
 /**
- * The disclosure-system request budget as the client sees it. One implementation
- * per process today; a PostgreSQL-backed one shared by every instance can replace
- * it behind this interface.
+ * The disclosure-system request budget as the client sees it: PostgresDartBudget,
+ * shared by every instance (DART_BUDGET_STORE=postgres, the default), or
+ * LocalDartBudget for a single instance (memory).
  */
 export interface DartBudget {
   /**
@@ -51,8 +74,11 @@ export interface DartBudget {
    * Rejects with a `budget` DartError ('BUSY', 'DAILY_LIMIT') carrying `retryAfterMs`.
    */
   acquire(priority: DartPriority): Promise<void>;
-  /** The upstream answered 020: the key's allowance is spent until the next KST day. */
-  reportLimitReached(): void;
+  /**
+   * The upstream answered 020: the key's allowance is spent until the next KST day.
+   * Closes the day at once for this process; resolves when every instance knows.
+   */
+  reportLimitReached(): void | Promise<void>;
   status(): DartBudgetStatus;
 }
 
@@ -63,8 +89,13 @@ export interface LocalDartBudgetLimits {
   maxWaiting?: number;
 }
 
-/** The budget of one process: a per-minute sliding window with a ranked line, and a per-KST-day count. */
+/**
+ * The budget of one process (DART_BUDGET_STORE=memory): a per-minute sliding window
+ * with a ranked line, and a per-KST-day count. Several instances with it spend the
+ * key's allowance several times over.
+ */
 export class LocalDartBudget implements DartBudget {
+  private readonly log: SlidingWindowLog;
   private readonly minute: RequestBudget;
   private readonly day: DailyBudget;
 
@@ -73,7 +104,8 @@ export class LocalDartBudget implements DartBudget {
     private readonly wallClock: () => Date,
     time?: TimeSource,
   ) {
-    this.minute = new RequestBudget(limits.requestsPerMinute, time, { maxWaiting: limits.maxWaiting ?? MAX_WAITING });
+    this.log = new SlidingWindowLog(limits.requestsPerMinute, time);
+    this.minute = new RequestBudget(this.log, time, { maxWaiting: limits.maxWaiting ?? MAX_WAITING });
     this.day = new DailyBudget(limits.requestsPerDay, wallClock);
   }
 
@@ -99,8 +131,8 @@ export class LocalDartBudget implements DartBudget {
       dailyLimit: this.day.perDay,
       usedToday: this.day.usedToday(),
       exhaustedUntil: this.day.closedUntil()?.toISOString() ?? null,
-      minuteLimit: this.minute.perMinute,
-      usedLastMinute: this.minute.inWindow(),
+      minuteLimit: this.log.perMinute,
+      usedLastMinute: this.log.inWindow(),
       waiting: this.minute.waiting(),
     };
   }

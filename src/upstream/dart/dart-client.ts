@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { backoffMs } from '../../common/backoff';
+import { startOfNextKstDay } from '../../common/korea-time';
 import type { AppConfig } from '../../config/app-config';
 import { parseResultXml, readCorpCodeZip } from './corp-code-parser';
 import {
@@ -287,6 +288,8 @@ export class DartClient {
       try {
         return await this.attempt(endpoint, url, read);
       } catch (error) {
+        // Awaited: once the caller sees the 020, no instance of the fleet calls again today.
+        if (error instanceof DartError && error.kind === 'budget' && error.status === LIMIT_SPENT) await this.budget.reportLimitReached();
         if (!(error instanceof DartError) || error.kind !== 'transient') throw error;
         const attempts = this.config.maxAttempts;
         if (attempt >= attempts) {
@@ -364,11 +367,11 @@ export class DartClient {
     const text = this.redact(`${endpoint} answered ${status}${message ? `: ${message}` : ''}`);
     if (CONFIGURATION_STATUSES.has(status)) return new DartError('configuration', status, text);
     if (status === LIMIT_SPENT) {
-      this.budget.reportLimitReached();
-      const { exhaustedUntil } = this.budget.status();
-      this.logger.error(`${text}: the key's daily allowance is spent; no calls until ${exhaustedUntil}`);
-      const retryAfterMs = exhaustedUntil === null ? BUDGET_RECHECK_MS : Date.parse(exhaustedUntil) - this.wallClock().getTime();
-      return new DartError('budget', status, text, retryAfterMs);
+      // `call` reports it to the budget before the error leaves the client.
+      const now = this.wallClock();
+      const until = startOfNextKstDay(now);
+      this.logger.error(`${text}: the key's daily allowance is spent; no calls until ${until.toISOString()}`);
+      return new DartError('budget', status, text, until.getTime() - now.getTime());
     }
     if (RETRYABLE_STATUSES.has(status)) return new DartError('transient', status, text);
     return new DartError('request', status, text);

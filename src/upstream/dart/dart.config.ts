@@ -1,9 +1,13 @@
 import { DAY_MS, type EnvReader } from '../../config/env-reader';
 
+export const DART_BUDGET_STORES = ['postgres', 'memory'] as const;
+
 /** The disclosure system (DART): where it is, the key, the request budget and retries. */
 export interface DartConfig {
   baseUrl: string;
   apiKey?: string;
+  /** Where the request budget is kept: `postgres` shares it between every instance (default); `memory` is this process's, for a single instance. */
+  budgetStore: (typeof DART_BUDGET_STORES)[number];
   /** Never more requests than this in any 60-second window. */
   requestsPerMinute: number;
   /** Never more requests than this in one KST day (the key's allowance is about 20,000). */
@@ -21,6 +25,7 @@ export function dartConfig(read: EnvReader): DartConfig {
   return {
     baseUrl: read.url('DART_API_BASE_URL', 'https://opendart.fss.or.kr/api'),
     apiKey: read.optionalString('DART_API_KEY'),
+    budgetStore: read.oneOf('DART_BUDGET_STORE', DART_BUDGET_STORES, 'postgres'),
     requestsPerMinute: read.integer('DART_REQUESTS_PER_MINUTE', 600, { min: 1, max: 1_000_000 }),
     requestsPerDay: read.integer('DART_REQUESTS_PER_DAY', 20_000, { min: 1, max: 100_000_000 }),
     timeoutMs: read.integer('DART_TIMEOUT_MS', 20_000, { min: 100, max: 300_000 }),

@@ -15,7 +15,13 @@ describe('DartModule', () => {
   afterAll(() => sandbox.close());
 
   it('provides one DartClient built from the dart section of the configuration, counting days on the injected clock', async () => {
-    const config = loadConfig({ DART_API_BASE_URL: sandbox.baseUrl, DART_API_KEY: sandbox.apiKey, DART_REQUESTS_PER_DAY: '7' });
+    // The in-process budget: the shared one (the default) needs the database, which the e2e tests bring.
+    const config = loadConfig({
+      DART_API_BASE_URL: sandbox.baseUrl,
+      DART_API_KEY: sandbox.apiKey,
+      DART_REQUESTS_PER_DAY: '7',
+      DART_BUDGET_STORE: 'memory',
+    });
     const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(config), CommonModule, DartModule] })
       .overrideProvider(Clock)
       .useValue({ now: () => new Date('2026-03-10T14:59:59Z') })

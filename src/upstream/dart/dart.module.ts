@@ -1,24 +1,56 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { type DartBudget, LocalDartBudget } from './dart-budget';
 import { DartClient } from './dart-client';
+import { PostgresDartBudget } from './postgres-dart-budget';
 import { systemTime, type TimeSource } from './request-budget';
 
 /** The monotonic time of the per-minute budget; tests replace it with a virtual one. */
 export const DART_BUDGET_TIME = Symbol('DART_BUDGET_TIME');
+/** The request budget every DART call waits for (DART_BUDGET_STORE). */
+export const DART_BUDGET = Symbol('DART_BUDGET');
 
-/** One `DartClient` for the whole process, so every job shares its budget (per minute and per KST day). */
+/**
+ * One `DartClient` for the whole process, so every job shares its budget (per minute and per KST day);
+ * with DART_BUDGET_STORE=postgres (the default) that budget is shared by every instance too.
+ */
 @Module({
   providers: [
     { provide: DART_BUDGET_TIME, useValue: systemTime },
     {
+      provide: DART_BUDGET,
+      useFactory: (config: AppConfig, clock: Clock, time: TimeSource, dataSource?: DataSource): DartBudget => {
+        const limits = { requestsPerMinute: config.dart.requestsPerMinute, requestsPerDay: config.dart.requestsPerDay };
+        const wallClock = () => clock.now();
+        if (config.dart.budgetStore === 'memory') return new LocalDartBudget(limits, wallClock, time);
+        // The database clock times the minute for the whole fleet; a virtual time source (tests) brings its own.
+        const minuteClock = time === systemTime ? undefined : () => time.now();
+        if (!dataSource) throw new Error('DART_BUDGET_STORE=postgres needs the database; use memory for a module without one');
+        return new PostgresDartBudget(dataSource, limits, wallClock, time, minuteClock);
+      },
+      // Optional: the memory store runs without a database (the module's own tests).
+      inject: [APP_CONFIG, Clock, DART_BUDGET_TIME, { token: DataSource, optional: true }],
+    },
+    {
       provide: DartClient,
-      useFactory: (config: AppConfig, clock: Clock, time: TimeSource) =>
-        new DartClient(config.dart, { now: time.now, sleep: time.sleep, wallClock: () => clock.now() }),
-      inject: [APP_CONFIG, Clock, DART_BUDGET_TIME],
+      useFactory: (config: AppConfig, clock: Clock, time: TimeSource, budget: DartBudget) =>
+        new DartClient(config.dart, { now: time.now, sleep: time.sleep, wallClock: () => clock.now(), budget }),
+      inject: [APP_CONFIG, Clock, DART_BUDGET_TIME, DART_BUDGET],
     },
   ],
   exports: [DartClient],
 })
-export class DartModule {}
+export class DartModule implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(@Inject(DART_BUDGET) private readonly budget: DartBudget) {}
+
+  onApplicationBootstrap(): void {
+    if (this.budget instanceof PostgresDartBudget) this.budget.startRefreshing();
+  }
+
+  onModuleDestroy(): void {
+    if (this.budget instanceof PostgresDartBudget) this.budget.stopRefreshing();
+  }
+}

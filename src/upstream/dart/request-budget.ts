@@ -11,7 +11,7 @@ export const systemTime: TimeSource = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
 };
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
 
 /** Thrown to a caller the budget will not serve soon enough: the line is full, or its deadline passed. */
 export class BudgetBusyError extends Error {
@@ -22,6 +22,31 @@ export class BudgetBusyError extends Error {
     super('the request budget has no slot soon enough');
     this.name = 'BudgetBusyError';
   }
+}
+
+/** What a slot source answers the line about the caller at its head. */
+export type SlotAnswer =
+  /** A start was recorded: the caller may go. */
+  | { granted: true }
+  /** Nothing recorded; a slot could free up in this long. */
+  | { granted: false; retryInMs: number }
+  /** This caller will not be served (e.g. its share of the day is spent): it is refused with this error. */
+  | { granted: false; refusal: Error };
+
+/**
+ * Where the line gets its slots: the sliding log of this process, or one shared by
+ * every instance (PostgresDartBudget). `take` may answer at once or later; when it
+ * throws, the source cannot answer at all and every waiter is refused with the error.
+ */
+export interface SlotSource {
+  take(rank: number): SlotAnswer | Promise<SlotAnswer>;
+  /** A fair guess at when a caller with `ahead` callers before it could start. */
+  retryAfterFor(ahead: number): number;
+  /**
+   * True when the answer depends on the rank (some slots are kept for better ranks):
+   * a better-ranked arrival then asks at once instead of waiting out the head's retry time.
+   */
+  readonly ranked?: boolean;
 }
 
 export interface RequestBudgetOptions {
@@ -38,63 +63,40 @@ export interface SlotRequest {
 
 interface Waiter {
   rank: number;
-  seq: number;
   grant: () => void;
-  refuse: (error: BudgetBusyError) => void;
+  refuse: (error: unknown) => void;
+  /** The source is being asked for this waiter's slot: it stays in the line until the answer. */
+  asking: boolean;
+  /** Its deadline passed while the source was being asked: refused unless the answer is a grant. */
+  expired: boolean;
 }
 
 /**
  * At most `perMinute` request starts in any rolling 60-second window: a sliding
  * log of the last starts. A fixed per-minute counter would allow twice the budget
  * across a minute boundary, which is exactly what gets an OpenDART key blocked.
- *
- * Callers that find no room wait in a bounded line ordered by rank, then arrival:
- * a freed slot goes to the best-ranked waiter, however late it came.
  */
-export class RequestBudget {
+export class SlidingWindowLog implements SlotSource {
   /** Start times, oldest first; those before `head` have left the window. */
   private starts: number[] = [];
   private head = 0;
-  /** Waiting callers, best first. */
-  private waiters: Waiter[] = [];
-  private arrivals = 0;
-  private pumping = false;
-  private readonly maxWaiting: number;
 
   constructor(
     readonly perMinute: number,
     private readonly time: TimeSource = systemTime,
-    options: RequestBudgetOptions = {},
   ) {
     if (!Number.isInteger(perMinute) || perMinute < 1) throw new RangeError(`perMinute must be a positive integer (got ${perMinute})`);
-    this.maxWaiting = options.maxWaiting ?? Infinity;
   }
 
-  /**
-   * Resolves when a request may start now; the start is recorded against the budget.
-   * Rejects with BudgetBusyError when the line is full or `maxWaitMs` passes first.
-   */
-  acquire(request: SlotRequest = { rank: 0 }): Promise<void> {
+  take(): SlotAnswer {
     const now = this.time.now();
     this.forgetExpired(now);
-    if (this.waiters.length === 0 && this.hasRoom()) {
+    if (this.starts.length - this.head < this.perMinute) {
       this.starts.push(now);
-      return Promise.resolve();
+      return { granted: true };
     }
-    if (this.waiters.length >= this.maxWaiting) {
-      const worst = this.waiters[this.waiters.length - 1];
-      if (worst.rank <= request.rank) return Promise.reject(new BudgetBusyError(this.retryAfterFor(this.waiters.length)));
-      // A more urgent caller takes the place of the least urgent one.
-      this.waiters.pop();
-      worst.refuse(new BudgetBusyError(this.retryAfterFor(this.waiters.length)));
-    }
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { rank: request.rank, seq: this.arrivals++, grant: resolve, refuse: reject };
-      const at = this.waiters.findIndex((other) => other.rank > waiter.rank);
-      this.waiters.splice(at === -1 ? this.waiters.length : at, 0, waiter);
-      if (request.maxWaitMs !== undefined) void this.expireAfter(waiter, request.maxWaitMs);
-      void this.pump();
-    });
+    // The oldest start leaves the window exactly WINDOW_MS after it happened.
+    return { granted: false, retryInMs: this.starts[this.head] + WINDOW_MS - now };
   }
 
   /** Requests started in the 60 seconds up to now. */
@@ -103,52 +105,14 @@ export class RequestBudget {
     return this.starts.length - this.head;
   }
 
-  /** Callers waiting for a slot. */
-  waiting(): number {
-    return this.waiters.length;
-  }
-
-  /** Grants slots to the best waiters as the window frees them; one pump runs at a time. */
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      while (this.waiters.length > 0) {
-        const now = this.time.now();
-        this.forgetExpired(now);
-        while (this.waiters.length > 0 && this.hasRoom()) {
-          this.starts.push(now);
-          this.waiters.shift()!.grant();
-        }
-        if (this.waiters.length === 0) break;
-        // The oldest start leaves the window exactly WINDOW_MS after it happened.
-        await this.time.sleep(this.starts[this.head] + WINDOW_MS - now);
-      }
-    } finally {
-      this.pumping = false;
-    }
-  }
-
-  private async expireAfter(waiter: Waiter, maxWaitMs: number): Promise<void> {
-    await this.time.sleep(maxWaitMs);
-    const place = this.waiters.indexOf(waiter);
-    if (place === -1) return;
-    this.waiters.splice(place, 1);
-    waiter.refuse(new BudgetBusyError(this.retryAfterFor(place)));
-  }
-
   /** When the slot of a caller with `ahead` callers before it frees up: the start it would replace leaves the window. */
-  private retryAfterFor(ahead: number): number {
+  retryAfterFor(ahead: number): number {
     const now = this.time.now();
     this.forgetExpired(now);
     const inWindow = this.starts.length - this.head;
     if (inWindow === 0) return 0;
     const replaced = this.starts[this.head + Math.min(ahead, inWindow - 1)];
     return Math.max(0, replaced + WINDOW_MS - now) + WINDOW_MS * Math.floor(ahead / this.perMinute);
-  }
-
-  private hasRoom(): boolean {
-    return this.starts.length - this.head < this.perMinute;
   }
 
   private forgetExpired(now: number): void {
@@ -159,5 +123,132 @@ export class RequestBudget {
       this.starts = this.starts.slice(this.head);
       this.head = 0;
     }
+  }
+}
+
+/**
+ * A bounded line of callers waiting for request slots, ordered by rank, then
+ * arrival: a freed slot goes to the best-ranked waiter, however late it came. The
+ * slots come from a SlotSource (this process's sliding log, or the fleet's in
+ * PostgreSQL); the line asks it for one caller at a time, so one instance never has
+ * more than one question in flight and a grant is one round trip.
+ */
+export class RequestBudget {
+  /** Waiting callers, best first. */
+  private waiters: Waiter[] = [];
+  private pumping = false;
+  /** The rank the source last refused while the pump waits; a better arrival wakes the pump. */
+  private refusedRank = Infinity;
+  private wake?: () => void;
+  private readonly maxWaiting: number;
+
+  constructor(
+    private readonly source: SlotSource,
+    private readonly time: TimeSource = systemTime,
+    options: RequestBudgetOptions = {},
+  ) {
+    this.maxWaiting = options.maxWaiting ?? Infinity;
+  }
+
+  /**
+   * Resolves when a request may start now; the start is recorded against the budget.
+   * Rejects with BudgetBusyError when the line is full or `maxWaitMs` passes first,
+   * or with the source's refusal or failure.
+   */
+  acquire(request: SlotRequest = { rank: 0 }): Promise<void> {
+    if (this.waiters.length >= this.maxWaiting) {
+      const worst = this.waiters[this.waiters.length - 1];
+      // A waiter whose slot is being asked for keeps its place until the answer.
+      if (worst.rank <= request.rank || worst.asking) {
+        return Promise.reject(new BudgetBusyError(this.source.retryAfterFor(this.waiters.length)));
+      }
+      // A more urgent caller takes the place of the least urgent one.
+      this.waiters.pop();
+      worst.refuse(new BudgetBusyError(this.source.retryAfterFor(this.waiters.length)));
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { rank: request.rank, grant: resolve, refuse: reject, asking: false, expired: false };
+      const at = this.waiters.findIndex((other) => other.rank > waiter.rank);
+      this.waiters.splice(at === -1 ? this.waiters.length : at, 0, waiter);
+      if (request.maxWaitMs !== undefined) void this.expireAfter(waiter, request.maxWaitMs);
+      if (this.source.ranked && waiter.rank < this.refusedRank) this.wake?.();
+      // With an immediate source and room, this grants before acquire returns.
+      void this.pump();
+    });
+  }
+
+  /** Callers waiting for a slot. */
+  waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Asks the source for the best waiter's slot until the line is empty; one pump runs at a time. */
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.waiters.length > 0) {
+        const head = this.waiters[0];
+        const askedAt = this.time.now();
+        let answer: SlotAnswer;
+        head.asking = true;
+        try {
+          const pending = this.source.take(head.rank);
+          answer = pending instanceof Promise ? await pending : pending;
+        } catch (error) {
+          // The source cannot answer: nobody in the line would be served now.
+          head.asking = false;
+          for (const waiter of this.waiters.splice(0)) waiter.refuse(error);
+          continue;
+        }
+        head.asking = false;
+        if (answer.granted) {
+          this.remove(head);
+          head.grant();
+        } else if ('refusal' in answer) {
+          this.remove(head);
+          head.refuse(answer.refusal);
+        } else if (head.expired) {
+          this.remove(head);
+          head.refuse(new BudgetBusyError(answer.retryInMs));
+        } else if (this.source.ranked && this.waiters[0].rank < head.rank) {
+          // A better rank arrived during the question: it may be served where the head was not.
+          continue;
+        } else {
+          this.refusedRank = head.rank;
+          await this.nap(Math.max(0, askedAt + answer.retryInMs - this.time.now()));
+          this.refusedRank = Infinity;
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Waits `ms`, or less when a caller the source might serve sooner arrives. */
+  private nap(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+      void this.time.sleep(ms).then(() => resolve());
+    }).finally(() => {
+      this.wake = undefined;
+    });
+  }
+
+  private async expireAfter(waiter: Waiter, maxWaitMs: number): Promise<void> {
+    await this.time.sleep(maxWaitMs);
+    const place = this.waiters.indexOf(waiter);
+    if (place === -1) return;
+    if (waiter.asking) {
+      waiter.expired = true;
+      return;
+    }
+    this.waiters.splice(place, 1);
+    waiter.refuse(new BudgetBusyError(this.source.retryAfterFor(place)));
+  }
+
+  private remove(waiter: Waiter): void {
+    const place = this.waiters.indexOf(waiter);
+    if (place !== -1) this.waiters.splice(place, 1);
   }
 }
