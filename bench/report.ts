@@ -268,7 +268,7 @@ function syncTable(report: BenchReport, format: 'text' | 'markdown'): string {
     run.mode,
     seconds(run.wallMs),
     seconds(run.serviceMs),
-    int(run.final.total),
+    int(run.final.total ?? 0),
     int(run.final.added),
     int(run.final.updated),
     int(run.final.removed),
