@@ -60,9 +60,9 @@ async function main(): Promise<void> {
     await migrator.destroy();
     const dataSource = await new DataSource(buildDataSourceOptions(database.url)).initialize();
     const version = (await dataSource.query<{ version: string }[]>('SELECT version()'))[0].version.split(' on ')[0];
-    process.stdout.write(`${`${version}; one grant = PostgresDartBudget.take, ms`}\n`);
-    process.stdout.write(`${'| per minute | concurrent callers | grants | p50 | p99 | refused |'}\n`);
-    process.stdout.write(`${'|---|---|---|---|---|---|'}\n`);
+    process.stdout.write(`${version}; one grant = PostgresDartBudget.take, ms\n`);
+    process.stdout.write('| per minute | concurrent callers | grants | p50 | p99 | refused |\n');
+    process.stdout.write('|---|---|---|---|---|---|\n');
     for (const perMinute of [600, 10_000]) {
       await measure(dataSource, perMinute, 1, 5_000);
       await measure(dataSource, perMinute, 3, 6_000);
