@@ -5,6 +5,7 @@ import { WatchlistAndPush1764000000000 } from './1764000000000-watchlist-and-pus
 import { Subscriptions1764200000000 } from './1764200000000-subscriptions';
 import { SummarisedAnalysesIndex1764300000000 } from './1764300000000-summarised-analyses-index';
 import { RateLimitBuckets1764430000000 } from './1764430000000-rate-limit-buckets';
+import { Fleet1764400000000 } from './1764400000000-fleet';
 import { JobRuns1764410000000 } from './1764410000000-job-runs';
 import { SharedDartBudget1764420000000 } from './1764420000000-shared-dart-budget';
 
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   WatchlistAndPush1764000000000,
   Subscriptions1764200000000,
   SummarisedAnalysesIndex1764300000000,
+  Fleet1764400000000,
   JobRuns1764410000000,
   SharedDartBudget1764420000000,
   RateLimitBuckets1764430000000,

@@ -185,6 +185,16 @@ export class AnalysisQueue {
     return row;
   }
 
+  /** Analyses that ended, by outcome, every instance's included. */
+  async countFinished(): Promise<{ completed: number; unavailable: number }> {
+    const [counts] = await this.dataSource.query<{ completed: number; unavailable: number }[]>(
+      `SELECT count(*) FILTER (WHERE status = 'COMPLETED')::int AS completed,
+              count(*) FILTER (WHERE status = 'UNAVAILABLE')::int AS unavailable
+         FROM analyses WHERE status IN ('COMPLETED', 'UNAVAILABLE')`,
+    );
+    return counts;
+  }
+
   /** Analyses waiting to be claimed now or later. */
   async countQueued(): Promise<number> {
     const [{ n }] = await this.dataSource.query<{ n: number }[]>(

@@ -4,28 +4,39 @@ import { WorkerPool } from '../common/worker-pool/worker-pool';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { DISCLOSURE_CREATED } from '../disclosures/disclosure-events';
+import { FleetInstances, type FleetInstance } from '../fleet/fleet-instances';
+import { FleetSignals } from '../fleet/fleet-signals';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartError } from '../upstream/dart/dart.types';
 import { AnalysisQueue, type ClaimedAnalysis } from './analysis-queue';
 import { Analyzer, AnalyzerError } from './analyzers/analyzer';
 import { DartClient } from '../upstream/dart/dart-client';
 import { extractDocumentText, fitToModel, MAX_MODEL_CHARS } from './document/document-text';
+import { SchedulerSettings } from './scheduler-settings';
 
 /** How often an idle scheduler looks for work that became claimable (backoffs, expired leases, other instances). */
 const POLL_INTERVAL_MS = 5_000;
 /** How long a job waits after a failure that is ours, not the filing's (bad keys). */
 const CONFIGURATION_RETRY_MS = 5 * 60_000;
 
+/** The scheduler of the whole fleet, as any instance answers it. */
 export interface SchedulerStatus {
+  /** The state an operator set for the fleet; before any, whether any live instance runs. */
   status: 'running' | 'paused';
+  /** Analyses in progress, summed over live instances. */
   activeThreads: number;
+  /** ANALYSIS_CONCURRENCY summed over live instances. */
   concurrency: number;
+  /** Analyses completed, from the database. */
   totalSuccess: number;
+  /** Analyses given up as UNAVAILABLE, from the database. */
   totalFailed: number;
   queued: number;
+  /** The last error of this instance. */
   lastError: string | null;
   /** The disclosure-system budget; while it is spent nothing is claimed. */
   upstream: DartBudgetStatus;
+  instances: FleetInstance[];
 }
 
 /**
@@ -33,13 +44,16 @@ export interface SchedulerStatus {
  * filings wake it at once; a slow poll catches retries whose backoff ended and
  * leases left behind by crashed workers. Pausing lets running analyses finish and
  * claims nothing new.
+ *
+ * Pause and resume from the admin API are the fleet's (`setFleetPaused`): stored in
+ * the database, signalled to every instance, and re-read at every heartbeat, so each
+ * instance follows within a few seconds and after any restart. Until an operator sets
+ * one, each instance follows ANALYSIS_SCHEDULER_AUTO_START.
  */
 @Injectable()
 export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AnalysisSchedulerService.name);
   private readonly pool: WorkerPool<ClaimedAnalysis>;
-  private totalSuccess = 0;
-  private totalFailed = 0;
   private lastError: string | null = null;
 
   constructor(
@@ -47,6 +61,9 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     private readonly queue: AnalysisQueue,
     private readonly dart: DartClient,
     private readonly analyzer: Analyzer,
+    private readonly settings: SchedulerSettings,
+    private readonly fleet: FleetInstances,
+    private readonly signals: FleetSignals,
   ) {
     this.pool = new WorkerPool<ClaimedAnalysis>({
       concurrency: config.ai.concurrency,
@@ -65,6 +82,8 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
         this.logger.error(this.lastError);
       },
     });
+    // Before any heartbeat: the first one already reports this instance's scheduler.
+    fleet.reportAnalysisWith(() => ({ running: this.pool.isRunning, active: this.pool.active, concurrency: config.ai.concurrency }));
   }
 
   /** Identifies this instance's leases. */
@@ -72,8 +91,11 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     return this.pool.workerId;
   }
 
-  onApplicationBootstrap(): void {
-    if (this.config.jobs.analysisSchedulerAutoStart) this.resume();
+  async onApplicationBootstrap(): Promise<void> {
+    this.signals.follow('analysis-scheduler', () => void this.followFleet());
+    const paused = await this.settings.paused();
+    if (paused ?? !this.config.jobs.analysisSchedulerAutoStart) return;
+    this.resume();
   }
 
   /** Before the database closes: claim nothing new and let running analyses record their results. */
@@ -83,18 +105,51 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
   }
 
   async status(): Promise<SchedulerStatus> {
+    const [paused, instances, finished, queued] = await Promise.all([
+      this.settings.paused(),
+      this.fleet.live(),
+      this.queue.countFinished(),
+      this.queue.countQueued(),
+    ]);
+    const sum = (pick: (instance: FleetInstance) => number) => instances.reduce((total, instance) => total + pick(instance), 0);
+    const anyRunning = instances.some((instance) => instance.status === 'running');
     return {
-      status: this.pool.isRunning ? 'running' : 'paused',
-      activeThreads: this.pool.active,
-      concurrency: this.config.ai.concurrency,
-      totalSuccess: this.totalSuccess,
-      totalFailed: this.totalFailed,
-      queued: await this.queue.countQueued(),
+      status: (paused ?? !anyRunning) ? 'paused' : 'running',
+      activeThreads: sum((instance) => instance.activeThreads),
+      concurrency: sum((instance) => instance.concurrency),
+      totalSuccess: finished.completed,
+      totalFailed: finished.unavailable,
+      queued,
       lastError: this.lastError,
       upstream: this.dart.budgetStatus(),
+      instances,
     };
   }
 
+  /** Pauses or resumes every instance: stored, applied here at once, signalled to the others. */
+  async setFleetPaused(paused: boolean): Promise<void> {
+    await this.settings.setPaused(paused);
+    if (paused) this.pause();
+    else this.resume();
+    await this.signals.publish('analysis-scheduler').catch((error: unknown) => {
+      // The others still follow at their next heartbeat.
+      this.logger.warn(`signalling the fleet failed: ${String(error)}`);
+    });
+  }
+
+  /** Applies the fleet's stored state, if an operator set one. */
+  private async followFleet(): Promise<void> {
+    let paused: boolean | null;
+    try {
+      paused = await this.settings.paused();
+    } catch {
+      return; // database unavailable: keep the current state until the next heartbeat
+    }
+    if (paused === true) this.pause();
+    else if (paused === false) this.resume();
+  }
+
+  /** Starts claiming on this instance only (the fleet's state is `setFleetPaused`). */
   resume(): void {
     if (!this.pool.start()) return;
     this.logger.log(
@@ -102,6 +157,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     );
   }
 
+  /** Stops claiming on this instance only; running analyses finish. */
   pause(): void {
     if (this.pool.stop()) this.logger.log('analysis scheduler paused: running analyses finish, nothing new is claimed');
   }
@@ -136,13 +192,10 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
         docLength: text.length,
         truncated: fitted.truncated,
       });
-      if (await this.queue.complete(this.workerId, job.rceptNo, { output, docLength: text.length, truncated: fitted.truncated })) {
-        this.totalSuccess += 1;
-      } else {
+      if (!(await this.queue.complete(this.workerId, job.rceptNo, { output, docLength: text.length, truncated: fitted.truncated }))) {
         this.logger.warn(`analysis of ${job.rceptNo} finished after its lease was taken over; result dropped`);
       }
     } catch (error) {
-      this.totalFailed += 1;
       this.lastError = `${job.rceptNo}: ${describe(error)}`;
       await this.recordFailure(job, error);
     }

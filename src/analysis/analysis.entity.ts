@@ -18,6 +18,8 @@ export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
 @Index('ix_analyses_leased', ['work.leaseExpiresAt'], { where: `status = 'PROCESSING'` })
 // The "completed with a one-liner" probes of the public reads (migration SummarisedAnalysesIndex1764300000000).
 @Index('ix_analyses_summarised', ['rceptNo'], { where: `status = 'COMPLETED' AND one_liner <> ''` })
+// The fleet's status counts analyses by outcome (migration Fleet1764400000000).
+@Index('ix_analyses_status', ['status'])
 export class AnalysisEntity {
   @PrimaryColumn({ name: 'rcept_no', type: 'char', length: 14 })
   rceptNo: string;

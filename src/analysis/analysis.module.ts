@@ -9,11 +9,12 @@ import { AnalysisService } from './analysis.service';
 import { AnalyzersModule } from './analyzers/analyzers.module';
 import { RevealedDisclosures } from './revealed-disclosures';
 import { SchedulerAdminController } from './scheduler-admin.controller';
+import { SchedulerSettings } from './scheduler-settings';
 
 @Module({
   imports: [AuthModule, QuotaModule, DartModule, AnalyzersModule],
   controllers: [AnalysisController, SchedulerAdminController],
-  providers: [AnalysisQueue, AnalysisSchedulerService, AnalysisService, RevealedDisclosures],
+  providers: [AnalysisQueue, AnalysisSchedulerService, AnalysisService, RevealedDisclosures, SchedulerSettings],
   exports: [AnalysisSchedulerService, AnalysisQueue],
 })
 export class AnalysisModule {}

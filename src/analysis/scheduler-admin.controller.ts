@@ -11,7 +11,7 @@ export class SchedulerAdminController {
   constructor(private readonly scheduler: AnalysisSchedulerService) {}
 
   @Get('status')
-  @ApiOperation({ summary: 'The analysis scheduler of this instance' })
+  @ApiOperation({ summary: 'The analysis scheduler of the whole fleet, with its live instances' })
   @ApiOkResponse({ type: SchedulerStatusResponse })
   status(): Promise<SchedulerStatusResponse> {
     return this.scheduler.status();
@@ -19,19 +19,19 @@ export class SchedulerAdminController {
 
   @Post('pause')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Pause: running analyses finish, nothing new is claimed' })
+  @ApiOperation({ summary: 'Pause every instance (stored; kept across restarts): running analyses finish, nothing new is claimed' })
   @ApiOkResponse({ type: SchedulerStatusResponse })
-  pause(): Promise<SchedulerStatusResponse> {
-    this.scheduler.pause();
+  async pause(): Promise<SchedulerStatusResponse> {
+    await this.scheduler.setFleetPaused(true);
     return this.scheduler.status();
   }
 
   @Post('resume')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Resume claiming analyses' })
+  @ApiOperation({ summary: 'Resume claiming analyses on every instance (stored; kept across restarts)' })
   @ApiOkResponse({ type: SchedulerStatusResponse })
-  resume(): Promise<SchedulerStatusResponse> {
-    this.scheduler.resume();
+  async resume(): Promise<SchedulerStatusResponse> {
+    await this.scheduler.setFleetPaused(false);
     return this.scheduler.status();
   }
 }

@@ -1,9 +1,11 @@
 import { AdRewardTransactionEntity } from '../ads/ad-reward-transaction.entity';
+import { AnalysisSchedulerSettingEntity } from '../analysis/analysis-scheduler-setting.entity';
 import { AnalysisEntity } from '../analysis/analysis.entity';
 import { RevealedDisclosureEntity } from '../analysis/revealed-disclosure.entity';
 import { CompanyEntity } from '../companies/company.entity';
 import { DisclosureEntity } from '../disclosures/disclosure.entity';
 import { JobRunEntity } from '../job-runs/job-run.entity';
+import { FleetInstanceEntity } from '../fleet/fleet-instance.entity';
 import { PushTokenEntity } from '../push-tokens/push-token.entity';
 import { PushDeliveryEntity } from '../push/push-delivery.entity';
 import { PushFanoutEntity } from '../push/push-fanout.entity';
@@ -19,6 +21,8 @@ import { WatchStockEntity } from '../watchlist/watch-stock.entity';
 
 /** Every TypeORM entity of the service; features add theirs here. */
 export const ENTITIES = [
+  FleetInstanceEntity,
+  AnalysisSchedulerSettingEntity,
   UserEntity,
   UserIdentityEntity,
   CorpCodeEntity,

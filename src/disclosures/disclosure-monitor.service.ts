@@ -1,8 +1,9 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { kstDate } from '../common/korea-time';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import { SingletonJobs } from '../fleet/singleton-jobs';
 import { DartClient } from '../upstream/dart/dart-client';
 import { DartError, type DartFiling } from '../upstream/dart/dart.types';
 import { DisclosureIngestService } from './disclosure-ingest.service';
@@ -17,14 +18,20 @@ export interface MonitorPollResult {
 /**
  * Polls today's filings (Korea time) every DISCLOSURE_MONITOR_INTERVAL_MS. It pages
  * newest first and stops at the first filing it already has, so a quiet minute
- * costs one request. Polls never overlap. Two instances polling at once are
- * harmless: the insert ignores filings that exist, and only inserted rows raise events.
+ * costs one request. Polls never overlap.
+ *
+ * With DISCLOSURE_MONITOR_AUTO_START it is the singleton job 'disclosure-monitor': one
+ * instance of the fleet polls, and another takes over when it dies. (Two polls at once
+ * would still be harmless: the insert ignores filings that exist, and only inserted rows
+ * raise events; they would only spend the budget twice.)
  */
 @Injectable()
-export class DisclosureMonitorService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class DisclosureMonitorService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(DisclosureMonitorService.name);
   private timer?: NodeJS.Timeout;
   private running = false;
+  /** Which start the scheduled polls belong to: a poll of an earlier start that ends late schedules nothing. */
+  private generation = 0;
   private polling?: Promise<unknown>;
 
   constructor(
@@ -33,10 +40,19 @@ export class DisclosureMonitorService implements OnApplicationBootstrap, OnAppli
     private readonly clock: Clock,
     private readonly dart: DartClient,
     private readonly ingest: DisclosureIngestService,
+    private readonly singletonJobs: SingletonJobs,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (this.config.jobs.disclosureMonitorAutoStart) this.start();
+  onModuleInit(): void {
+    if (!this.config.jobs.disclosureMonitorAutoStart) return;
+    this.singletonJobs.register({
+      name: 'disclosure-monitor',
+      lead: () => this.start(),
+      resign: async () => {
+        this.stop();
+        await this.polling;
+      },
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -51,8 +67,9 @@ export class DisclosureMonitorService implements OnApplicationBootstrap, OnAppli
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.generation += 1;
     this.logger.log(`disclosure monitor started: polling every ${this.config.jobs.disclosureMonitorIntervalMs} ms`);
-    this.schedule(0);
+    this.schedule(0, this.generation);
   }
 
   stop(): void {
@@ -77,10 +94,12 @@ export class DisclosureMonitorService implements OnApplicationBootstrap, OnAppli
     return { fetched: fresh.length, saved: saved.length };
   }
 
-  private schedule(delayMs: number): void {
-    if (!this.running) return;
+  private schedule(delayMs: number, generation: number): void {
+    if (!this.running || generation !== this.generation) return;
     this.timer = setTimeout(() => {
-      this.polling = this.pollOnce()
+      // Restarted while the last poll still runs (leadership lost and won back): wait for it, never overlap.
+      this.polling = Promise.resolve(this.polling)
+        .then(() => (this.running && generation === this.generation ? this.pollOnce() : undefined))
         .catch((error: unknown) => {
           if (error instanceof DartError && error.kind === 'configuration') {
             this.logger.error(`disclosure monitor: the disclosure system refuses our key (${error.status}): ${error.message}`);
@@ -91,7 +110,7 @@ export class DisclosureMonitorService implements OnApplicationBootstrap, OnAppli
             this.logger.warn(`disclosure monitor poll failed: ${String(error)}`);
           }
         })
-        .finally(() => this.schedule(this.config.jobs.disclosureMonitorIntervalMs));
+        .finally(() => this.schedule(this.config.jobs.disclosureMonitorIntervalMs, generation));
     }, delayMs);
     this.timer.unref();
   }

@@ -1,10 +1,16 @@
 import { Global, Module } from '@nestjs/common';
+import { FleetInstances } from './fleet-instances';
+import { FleetSignals } from './fleet-signals';
+import { InstanceIdentity } from './instance-identity';
 import { SingletonJobs } from './singleton-jobs';
 
-/** What the instances of one deployment share through PostgreSQL: singleton-job leadership. */
+/**
+ * What the instances of one deployment share through PostgreSQL: singleton-job
+ * leadership, the registry of live instances, and signals that shared state changed.
+ */
 @Global()
 @Module({
-  providers: [SingletonJobs],
-  exports: [SingletonJobs],
+  providers: [InstanceIdentity, SingletonJobs, FleetSignals, FleetInstances],
+  exports: [InstanceIdentity, SingletonJobs, FleetSignals, FleetInstances],
 })
 export class FleetModule {}

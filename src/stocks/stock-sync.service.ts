@@ -143,7 +143,9 @@ export class StockSyncService implements OnModuleInit, BeforeApplicationShutdown
         run.counts.removed += await this.stocks.removeAllExcept(new Set(stockCoded.keys()));
       }
     } finally {
-      this.stockSearch.clearSearchCache();
+      await this.stockSearch.stockMasterChanged().catch((error: unknown) => {
+        this.logger.warn(`telling the other instances that the stock master changed failed: ${String(error)}`);
+      });
     }
   }
 

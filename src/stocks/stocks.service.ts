@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { Clock } from '../common/clock';
 import { kstDate } from '../common/korea-time';
 import { DisclosureStore } from '../disclosures/disclosure-store';
+import { FleetSignals } from '../fleet/fleet-signals';
 import type { ActiveStockView, StockView } from './stock.view';
 import { Stocks } from './stocks';
 
@@ -18,8 +19,10 @@ export class StocksService {
     private readonly stocks: Stocks,
     private readonly disclosures: DisclosureStore,
     private readonly clock: Clock,
+    private readonly signals: FleetSignals,
   ) {
     this.searchCache = new LRUCache({ max: 10_000, ttl: SEARCH_CACHE_TTL_MS, perf: { now: () => clock.nowMs() } });
+    signals.on('stock-master', () => this.searchCache.clear());
   }
 
   /** The stock master's search (Stocks.search), cached per lower-cased text. */
@@ -34,9 +37,11 @@ export class StocksService {
     return rows;
   }
 
-  /** After the stock master changed, searches must see it. */
-  clearSearchCache(): void {
+  /** After the stock master changed, searches on every instance must see it. */
+  async stockMasterChanged(): Promise<void> {
     this.searchCache.clear();
+    // Delivered to this instance too; the local clear above does not wait for it.
+    await this.signals.publish('stock-master');
   }
 
   /**

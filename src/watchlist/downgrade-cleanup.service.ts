@@ -1,9 +1,10 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { CronJob } from 'cron';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import { SingletonJobs } from '../fleet/singleton-jobs';
 import { WatchlistService } from './watchlist.service';
 import { TierTransitions } from '../subscriptions/tier-transitions';
 import { UsersRepository } from '../users/users.repository';
@@ -18,11 +19,14 @@ export const DOWNGRADE_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
  * trim the users whose downgrade is at least 7 days old and clear their moment.
  * The trim decides by the tier active when it runs, so an upgrade in between (which
  * also clears the moment) removes nothing.
+ * The daily job is the singleton job 'downgrade-cleanup': its cron fires on every
+ * instance, and runs only on the one that leads it.
  */
 @Injectable()
-export class DowngradeCleanupService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class DowngradeCleanupService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DowngradeCleanupService.name);
   private job?: CronJob;
+  private running?: Promise<unknown>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -31,7 +35,19 @@ export class DowngradeCleanupService implements OnApplicationBootstrap, OnApplic
     private readonly users: UsersRepository,
     private readonly watchlist: WatchlistService,
     private readonly scheduler: SchedulerRegistry,
+    private readonly singletonJobs: SingletonJobs,
   ) {}
+
+  onModuleInit(): void {
+    this.singletonJobs.register({
+      name: 'downgrade-cleanup',
+      lead: () => undefined,
+      // A run in progress finishes: each user is settled in its own transaction, and settling twice changes nothing.
+      resign: async () => {
+        await this.running;
+      },
+    });
+  }
 
   onApplicationBootstrap(): void {
     // 04:30 KST daily; the per-read check keeps each user right in between.
@@ -39,7 +55,8 @@ export class DowngradeCleanupService implements OnApplicationBootstrap, OnApplic
       cronTime: '30 4 * * *',
       timeZone: 'Asia/Seoul',
       onTick: () => {
-        this.runAll().catch((error: unknown) => this.logger.error(`downgrade cleanup failed: ${String(error)}`));
+        if (!this.singletonJobs.isLeading('downgrade-cleanup')) return;
+        this.running = this.runAll().catch((error: unknown) => this.logger.error(`downgrade cleanup failed: ${String(error)}`));
       },
       start: true,
     });

@@ -43,28 +43,60 @@ export class RevealResponse implements RevealAnswer {
   quota: QuotaResponse;
 }
 
-export class SchedulerStatusResponse {
-  @ApiProperty({ enum: ['running', 'paused'] })
+export class FleetInstanceView {
+  @ApiProperty({ example: 'api-7f9c:1:a1b2c3' })
+  id: string;
+
+  @ApiProperty()
+  host: string;
+
+  @ApiProperty()
+  pid: number;
+
+  @ApiProperty({ format: 'date-time' })
+  startedAt: string;
+
+  @ApiProperty({ format: 'date-time' })
+  lastHeartbeatAt: string;
+
+  @ApiProperty({ enum: ['running', 'paused'], description: "This instance's analysis scheduler" })
   status: 'running' | 'paused';
 
   @ApiProperty({ description: 'Analyses in progress on this instance' })
   activeThreads: number;
 
-  @ApiProperty({ description: 'ANALYSIS_CONCURRENCY' })
+  @ApiProperty({ description: "This instance's ANALYSIS_CONCURRENCY" })
   concurrency: number;
 
-  @ApiProperty({ description: 'Analyses completed by this instance since it started' })
+  @ApiProperty({ type: [String], example: ['disclosure-monitor', 'stock-sync'], description: 'The singleton jobs this instance runs' })
+  singletonJobs: string[];
+}
+
+export class SchedulerStatusResponse {
+  @ApiProperty({ enum: ['running', 'paused'], description: 'The state set for the fleet; before any, whether a live instance runs' })
+  status: 'running' | 'paused';
+
+  @ApiProperty({ description: 'Analyses in progress, summed over live instances' })
+  activeThreads: number;
+
+  @ApiProperty({ description: 'ANALYSIS_CONCURRENCY summed over live instances' })
+  concurrency: number;
+
+  @ApiProperty({ description: 'Analyses completed (all instances, from the database)' })
   totalSuccess: number;
 
-  @ApiProperty({ description: 'Failed attempts on this instance since it started' })
+  @ApiProperty({ description: 'Analyses given up as UNAVAILABLE (all instances, from the database)' })
   totalFailed: number;
 
   @ApiProperty({ description: 'Analyses waiting or in progress, all instances' })
   queued: number;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, description: 'The last error of the instance that answers' })
   lastError: string | null;
 
   @ApiProperty({ type: DartBudgetStatusView, description: 'The disclosure-system budget; analyses wait while it is spent' })
   upstream: DartBudgetStatusView;
+
+  @ApiProperty({ type: [FleetInstanceView], description: 'Live instances (heartbeat within LEADER_TAKEOVER_MS)' })
+  instances: FleetInstanceView[];
 }
