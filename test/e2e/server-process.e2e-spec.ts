@@ -4,9 +4,13 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { type DartSandbox, startDartSandbox } from '../../local/dart-sandbox/dart-sandbox';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../local/embedded-postgres';
+import { eventually } from '../support/sandboxed-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 const ROOT = path.resolve(__dirname, '../..');
+const FLEET_ADMIN_KEY = 'fleet-admin-key-that-is-long-enough-0123';
 
 interface RunningServer {
   child: ChildProcess;
@@ -285,4 +289,99 @@ describe('the embedded PostgreSQL in a private directory', () => {
     }
     expect(fs.existsSync(db.clusterDir)).toBe(false);
   }, 120_000);
+});
+
+describe('a fleet of three server processes on one database', () => {
+  const { dataDir, running } = serverFixture('briefing-fleet-');
+  let database: TestDatabase;
+  let sandbox: DartSandbox;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    sandbox = await startDartSandbox({ companyCount: 400, seed: 11, now: () => new Date() });
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    await database?.drop();
+  });
+
+  const env = () => ({
+    APP_ENV: 'local',
+    PORT: '0',
+    DATA_DIR: dataDir(),
+    LOG_LEVEL: 'info',
+    DATABASE_URL: database.url,
+    DART_API_BASE_URL: sandbox.baseUrl,
+    DART_API_KEY: sandbox.apiKey,
+    DART_RETRY_BASE_MS: '10',
+    JWT_SECRET: 'fleet-test-secret-that-is-long-enough-0123456789',
+    ADMIN_KEY: FLEET_ADMIN_KEY,
+    LEADER_TAKEOVER_MS: '3000',
+    DISCLOSURE_MONITOR_AUTO_START: 'true',
+    DISCLOSURE_MONITOR_INTERVAL_MS: '1000',
+    ANALYSIS_SCHEDULER_AUTO_START: 'false',
+    STOCK_SYNC_SCHEDULER_ENABLED: 'false',
+    STOCK_SYNC_BOOTSTRAP: 'false',
+  });
+
+  /** The singleton jobs a server last said it holds. */
+  const heldBy = (server: RunningServer): string[] => {
+    const lines = [...server.output().matchAll(/singleton jobs held by this instance: (none|[a-z-]+(?:, [a-z-]+)*)/g)];
+    const last = lines.at(-1)?.[1] ?? 'none';
+    return last === 'none' ? [] : last.split(', ');
+  };
+  const admin = (port: string, pathname: string, method = 'GET') =>
+    fetch(`http://127.0.0.1:${port}${pathname}`, { method, headers: { 'X-Admin-Key': FLEET_ADMIN_KEY } });
+  const countRows = async (sql: string, params: unknown[]) => {
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return Number((await client.query<{ n: string }>(sql, params)).rows[0].n);
+    } finally {
+      await client.end();
+    }
+  };
+
+  it('after kill -9 of the leader, another instance runs the monitor and completes the half-finished backfill, every filing stored once', async () => {
+    // The first server alone (it compiles, migrates and leads every singleton job), then two followers.
+    const leader = startServer(env());
+    running.push(leader);
+    await waitFor(leader, /listening on http:\/\/localhost:(\d+)/, 120_000);
+    const followers = [startServer(env()), startServer(env())];
+    running.push(...followers);
+    const ports = await Promise.all(followers.map(async (server) => (await waitFor(server, /listening on http:\/\/localhost:(\d+)/, 60_000))[1]));
+    expect(heldBy(leader)).toEqual(expect.arrayContaining(['backfill', 'disclosure-monitor']));
+    for (const follower of followers) expect(heldBy(follower)).toEqual([]);
+
+    // A backfill of a few past days, paced so that it is half done when the leader dies.
+    const past = [...new Set(sandbox.control.filings().map((filing) => filing.rcept_dt))].filter((day) => day < sandbox.control.today()).sort();
+    const [fromDate, toDate] = [past.at(-4)!, past.at(-1)!];
+    const upstream = sandbox.control.filings().filter((filing) => filing.rcept_dt >= fromDate && filing.rcept_dt <= toDate);
+    expect(upstream.length).toBeGreaterThan(20);
+    const started = await admin(ports[0], `/api/v1/admin/backfill?fromDate=${fromDate}&toDate=${toDate}&delayMs=150`, 'POST');
+    expect(started.status).toBe(202);
+    const status = async (port: string) => (await (await admin(port, '/api/v1/admin/backfill/status')).json()) as Record<string, unknown>;
+    await eventually(async () => Number((await status(ports[1])).processed) >= 5, 30_000);
+
+    leader.child.kill('SIGKILL');
+    await leader.exited;
+    const killedAt = Date.now();
+    const newLeader = await eventually(async () => followers.find((server) => heldBy(server).includes('backfill')), 15_000);
+    expect(heldBy(newLeader)).toEqual(expect.arrayContaining(['backfill', 'disclosure-monitor']));
+    expect(Date.now() - killedAt).toBeLessThan(3_000 + 2_000);
+
+    const done = await eventually(async () => {
+      const now = await status(ports[0]);
+      return now.status === 'running' ? null : now;
+    }, 60_000);
+    expect(done).toMatchObject({ status: 'completed', total: upstream.length, processed: upstream.length, failed: 0 });
+    const stored = await countRows('SELECT count(*) AS n FROM disclosures WHERE rcept_no = ANY($1)', [upstream.map((filing) => filing.rcept_no)]);
+    expect(stored).toBe(upstream.length);
+
+    // The monitor now runs on the survivor: a new filing reaches every instance.
+    const fresh = sandbox.control.publishFiling();
+    for (const port of ports) {
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/api/v1/disclosures/${fresh.rcept_no}`)).status === 200, 15_000);
+    }
+  }, 240_000);
 });
