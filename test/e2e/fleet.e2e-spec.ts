@@ -1,51 +1,91 @@
+import { Client } from 'pg';
 import request from 'supertest';
-import { LEADERSHIP_APPLICATION_NAME } from '../../src/fleet/fleet-connection';
+import { type DartSandbox, startDartSandbox } from '../../local/dart-sandbox/dart-sandbox';
+import { FleetConnection, LEADERSHIP_APPLICATION_NAME } from '../../src/fleet/fleet-connection';
+import { FleetSignals } from '../../src/fleet/fleet-signals';
 import { InstanceIdentity } from '../../src/fleet/instance-identity';
-import { SingletonJobs } from '../../src/fleet/singleton-jobs';
-import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
+import { SINGLETON_LOCK_NAMESPACE, SingletonJobs } from '../../src/fleet/singleton-jobs';
+import { ADMIN_KEY, eventually } from '../support/sandboxed-app';
+import { FakeClock } from '../support/fake-clock';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 const TAKEOVER_MS = 2_000;
 /** Every singleton job an instance registers with the monitor switched on. */
 const ALL_JOBS = ['backfill', 'disclosure-monitor', 'downgrade-cleanup', 'rate-limit-sweep', 'stock-sync'];
 
-/** Instances of one service: the first starts the sandbox and owns the database, the others join them. */
-async function startFleet(size: number, env: Record<string, string>): Promise<{ first: SandboxedApp; all: TestApp[] }> {
-  const fleetEnv = { LEADER_TAKEOVER_MS: String(TAKEOVER_MS), ...env };
-  const first = await startSandboxedApp({ app: { env: fleetEnv } });
-  const all: TestApp[] = [first];
-  for (let i = 1; i < size; i++) {
-    all.push(
-      await startTestApp({
-        database: first.database,
-        clock: first.clock,
+interface Fleet {
+  database: TestDatabase;
+  sandbox: DartSandbox;
+  clock: FakeClock;
+  all: TestApp[];
+}
+
+const appEnv = (sandbox: DartSandbox, env: Record<string, string>) => ({
+  ADMIN_KEY,
+  DART_API_BASE_URL: sandbox.baseUrl,
+  DART_API_KEY: sandbox.apiKey,
+  DART_MAX_ATTEMPTS: '2',
+  DART_RETRY_BASE_MS: '1',
+  DART_TIMEOUT_MS: '2000',
+  LEADER_TAKEOVER_MS: String(TAKEOVER_MS),
+  ...env,
+});
+
+interface Fleet {
+  sandbox: DartSandbox;
+  database: TestDatabase;
+  clock: FakeClock;
+  all: TestApp[];
+  start(env?: Record<string, string>): Promise<TestApp>;
+}
+
+/** Instances of one service on one database and one disclosure-system sandbox; none owns them, so any may stop. */
+async function startFleet(size: number, env: Record<string, string>): Promise<Fleet> {
+  const clock = new FakeClock();
+  const sandbox = await startDartSandbox({ companyCount: 400, seed: 7, now: () => clock.now() });
+  const database = await createTestDatabase();
+  const fleet: Fleet = {
+    sandbox,
+    database,
+    clock,
+    all: [],
+    start: async (extra = {}) => {
+      const app = await startTestApp({
+        database,
+        clock,
         rateLimits: RELAXED_RATE_LIMITS,
         env: {
           ADMIN_KEY,
-          DART_API_BASE_URL: first.sandbox.baseUrl,
-          DART_API_KEY: first.sandbox.apiKey,
+          DART_API_BASE_URL: sandbox.baseUrl,
+          DART_API_KEY: sandbox.apiKey,
           DART_MAX_ATTEMPTS: '2',
           DART_RETRY_BASE_MS: '1',
           DART_TIMEOUT_MS: '2000',
-          ...fleetEnv,
+          LEADER_TAKEOVER_MS: String(TAKEOVER_MS),
+          ...env,
+          ...extra,
         },
-      }),
-    );
-  }
-  return { first, all };
+      });
+      fleet.all.push(app);
+      return app;
+    },
+  };
+  for (let i = 0; i < size; i++) await fleet.start();
+  return fleet;
 }
 
-/** Closes the joiners first: the first instance's close also stops the sandbox and drops the database. */
-async function closeFleet(fleet: { first: SandboxedApp; all: TestApp[] } | undefined, closed: Set<TestApp>): Promise<void> {
+async function closeFleet(fleet: Fleet | undefined, closed: Set<TestApp>): Promise<void> {
   if (!fleet) return;
-  for (const app of fleet.all.slice(1)) if (!closed.has(app)) await app.close();
-  await fleet.first.close();
+  for (const app of fleet.all) if (!closed.has(app)) await app.close();
+  await fleet.sandbox.close();
+  await fleet.database.drop();
 }
 
 const held = (app: TestApp) => app.app.get(SingletonJobs).held();
 
 describe('three instances on one database', () => {
-  let fleet: { first: SandboxedApp; all: TestApp[] };
+  let fleet: Fleet;
   const closed = new Set<TestApp>();
 
   beforeAll(async () => {
@@ -69,7 +109,7 @@ describe('three instances on one database', () => {
   });
 
   it('polls the disclosure system from one monitor for the whole fleet', async () => {
-    const listCalls = () => fleet.first.sandbox.control.requests.filter((call) => call.path.endsWith('/list.json')).length;
+    const listCalls = () => fleet.sandbox.control.requests.filter((call) => call.path.endsWith('/list.json')).length;
     const before = listCalls();
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     const made = listCalls() - before;
@@ -79,11 +119,12 @@ describe('three instances on one database', () => {
   });
 
   it('stores a new filing once and serves it from every instance', async () => {
-    const filing = fleet.first.sandbox.control.publishFiling();
+    const filing = fleet.sandbox.control.publishFiling();
     for (const app of live()) {
       await eventually(async () => (await request(app.http).get(`/api/v1/disclosures/${filing.rcept_no}`)).status === 200);
     }
-    const [{ filings, analyses }] = await fleet.first.dataSource.query(
+    const [{ filings, analyses }] = await query<{ filings: number; analyses: number }>(
+      fleet,
       `SELECT (SELECT count(*)::int FROM disclosures WHERE rcept_no = $1) AS filings,
               (SELECT count(*)::int FROM analyses WHERE rcept_no = $1) AS analyses`,
       [filing.rcept_no],
@@ -91,10 +132,19 @@ describe('three instances on one database', () => {
     expect({ filings, analyses }).toEqual({ filings: 1, analyses: 1 });
   });
 
+  it('delivers a signal published on one instance to the others (NOTIFY, not a heartbeat re-read)', async () => {
+    // 'stock-master' is not followed, so no heartbeat delivers it: only the notification can.
+    const heard = live().map(() => 0);
+    live().forEach((app, i) => app.app.get(FleetSignals).on('stock-master', () => (heard[i] += 1)));
+    await live()[0].app.get(FleetSignals).publish('stock-master');
+    await eventually(async () => heard.every((count) => count >= 1), 3_000);
+  });
+
   it('gives up every job at once when its leadership session is terminated, and another instance takes them over', async () => {
     const leader = leaderOf('disclosure-monitor')!;
     const id = leader.app.get(InstanceIdentity).id;
-    const [{ terminated }] = await fleet.first.dataSource.query(
+    const [{ terminated }] = await query<{ terminated: number }>(
+      fleet,
       `SELECT count(pg_terminate_backend(pid))::int AS terminated FROM pg_stat_activity WHERE application_name = $1`,
       [`${LEADERSHIP_APPLICATION_NAME} ${id}`.slice(0, 63)],
     );
@@ -122,14 +172,14 @@ describe('three instances on one database', () => {
 });
 
 describe('the analysis scheduler of a fleet', () => {
-  let fleet: { first: SandboxedApp; all: TestApp[] };
+  let fleet: Fleet;
   const closed = new Set<TestApp>();
 
   beforeAll(async () => {
     fleet = await startFleet(3, { ANALYSIS_CONCURRENCY: '2' });
   });
   afterAll(async () => {
-    for (const app of closed) if (!fleet.all.includes(app)) await app.close();
+    for (const app of closed) await app.close();
     await closeFleet(fleet, new Set());
   });
 
@@ -167,12 +217,7 @@ describe('the analysis scheduler of a fleet', () => {
 
   it('keeps the fleet paused for an instance that starts later, whatever its auto-start says', async () => {
     await admin(fleet.all[1], 'post', 'pause');
-    const late = await startTestApp({
-      database: fleet.first.database,
-      clock: fleet.first.clock,
-      rateLimits: RELAXED_RATE_LIMITS,
-      env: { ADMIN_KEY, ANALYSIS_SCHEDULER_AUTO_START: 'true', LEADER_TAKEOVER_MS: String(TAKEOVER_MS) },
-    });
+    const late = await joinFleet(fleet, { ANALYSIS_CONCURRENCY: '2', ANALYSIS_SCHEDULER_AUTO_START: 'true' });
     closed.add(late);
     const status = await statusOf(late);
     const own = status.instances.find((instance: { id: string }) => instance.id === late.app.get(InstanceIdentity).id);
@@ -180,16 +225,62 @@ describe('the analysis scheduler of a fleet', () => {
     expect(status.instances).toHaveLength(4);
 
     // Without a stored state, the same variable starts it.
-    await fleet.first.dataSource.query('DELETE FROM analysis_scheduler_settings');
-    const free = await startTestApp({
-      database: fleet.first.database,
-      clock: fleet.first.clock,
-      rateLimits: RELAXED_RATE_LIMITS,
-      env: { ADMIN_KEY, ANALYSIS_SCHEDULER_AUTO_START: 'true', LEADER_TAKEOVER_MS: String(TAKEOVER_MS) },
-    });
+    await query(fleet, 'DELETE FROM analysis_scheduler_settings');
+    const free = await joinFleet(fleet, { ANALYSIS_CONCURRENCY: '2', ANALYSIS_SCHEDULER_AUTO_START: 'true' });
     closed.add(free);
     const freeStatus = await statusOf(free);
     expect(freeStatus.status).toBe('running');
     expect(freeStatus.instances.find((instance: { id: string }) => instance.id === free.app.get(InstanceIdentity).id).status).toBe('running');
+  });
+});
+
+describe('the leadership session', () => {
+  let database: TestDatabase;
+  const opened: FleetConnection[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const connection of opened) await connection.close();
+    await database?.drop();
+  });
+
+  const open = async (name: string, idleTimeoutMs: number, lost: string[] = []) => {
+    const connection = new FleetConnection(database.url, name, { queryMs: 1_000, idleTimeoutMs }, {
+      onSignal: () => undefined,
+      onLost: (reason) => lost.push(reason),
+    });
+    opened.push(connection);
+    await connection.open();
+    return connection;
+  };
+
+  it('is ended by the server when it stops querying (a frozen leader), which frees its locks for another session', async () => {
+    const lost: string[] = [];
+    const frozen = await open('frozen', 600, lost);
+    const follower = await open('follower', 60_000);
+    expect(await frozen.tryLocks(SINGLETON_LOCK_NAMESPACE, [901, 902])).toEqual([901, 902]);
+    expect(await follower.tryLocks(SINGLETON_LOCK_NAMESPACE, [901, 902])).toEqual([]);
+
+    // The frozen session sends nothing more; the follower keeps trying.
+    const frozenAt = Date.now();
+    await eventually(async () => (await follower.tryLocks(SINGLETON_LOCK_NAMESPACE, [901, 902])).length === 2, 5_000);
+    expect(Date.now() - frozenAt).toBeGreaterThanOrEqual(400);
+    // Its owner hears of it as soon as its event loop runs.
+    await eventually(async () => lost.length > 0, 2_000);
+    expect(frozen.isOpen).toBe(false);
+  });
+
+  it('stays open while it is pinged more often than its idle timeout', async () => {
+    const lost: string[] = [];
+    const pinged = await open('pinged', 600, lost);
+    const other = await open('other', 60_000);
+    expect(await pinged.tryLocks(SINGLETON_LOCK_NAMESPACE, [903])).toEqual([903]);
+    for (let i = 0; i < 8; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await pinged.ping();
+    }
+    expect(lost).toEqual([]);
+    expect(await other.tryLocks(SINGLETON_LOCK_NAMESPACE, [903])).toEqual([]);
   });
 });
