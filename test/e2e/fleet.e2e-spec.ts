@@ -15,24 +15,6 @@ const TAKEOVER_MS = 2_000;
 const ALL_JOBS = ['backfill', 'disclosure-monitor', 'downgrade-cleanup', 'rate-limit-sweep', 'stock-sync'];
 
 interface Fleet {
-  database: TestDatabase;
-  sandbox: DartSandbox;
-  clock: FakeClock;
-  all: TestApp[];
-}
-
-const appEnv = (sandbox: DartSandbox, env: Record<string, string>) => ({
-  ADMIN_KEY,
-  DART_API_BASE_URL: sandbox.baseUrl,
-  DART_API_KEY: sandbox.apiKey,
-  DART_MAX_ATTEMPTS: '2',
-  DART_RETRY_BASE_MS: '1',
-  DART_TIMEOUT_MS: '2000',
-  LEADER_TAKEOVER_MS: String(TAKEOVER_MS),
-  ...env,
-});
-
-interface Fleet {
   sandbox: DartSandbox;
   database: TestDatabase;
   clock: FakeClock;
@@ -80,6 +62,17 @@ async function closeFleet(fleet: Fleet | undefined, closed: Set<TestApp>): Promi
   for (const app of fleet.all) if (!closed.has(app)) await app.close();
   await fleet.sandbox.close();
   await fleet.database.drop();
+}
+
+/** One statement on the fleet's database, outside every instance. */
+async function query<Row>(fleet: Fleet, sql: string, params: unknown[] = []): Promise<Row[]> {
+  const client = new Client({ connectionString: fleet.database.url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as Row[];
+  } finally {
+    await client.end();
+  }
 }
 
 const held = (app: TestApp) => app.app.get(SingletonJobs).held();
@@ -173,15 +166,11 @@ describe('three instances on one database', () => {
 
 describe('the analysis scheduler of a fleet', () => {
   let fleet: Fleet;
-  const closed = new Set<TestApp>();
 
   beforeAll(async () => {
     fleet = await startFleet(3, { ANALYSIS_CONCURRENCY: '2' });
   });
-  afterAll(async () => {
-    for (const app of closed) await app.close();
-    await closeFleet(fleet, new Set());
-  });
+  afterAll(() => closeFleet(fleet, new Set()));
 
   const admin = (app: TestApp, method: 'get' | 'post', path: string) =>
     request(app.http)[method](`/api/v1/admin/scheduler/${path}`).set('X-Admin-Key', ADMIN_KEY).expect(200);
@@ -217,8 +206,7 @@ describe('the analysis scheduler of a fleet', () => {
 
   it('keeps the fleet paused for an instance that starts later, whatever its auto-start says', async () => {
     await admin(fleet.all[1], 'post', 'pause');
-    const late = await joinFleet(fleet, { ANALYSIS_CONCURRENCY: '2', ANALYSIS_SCHEDULER_AUTO_START: 'true' });
-    closed.add(late);
+    const late = await fleet.start({ ANALYSIS_SCHEDULER_AUTO_START: 'true' });
     const status = await statusOf(late);
     const own = status.instances.find((instance: { id: string }) => instance.id === late.app.get(InstanceIdentity).id);
     expect(own.status).toBe('paused');
@@ -226,8 +214,7 @@ describe('the analysis scheduler of a fleet', () => {
 
     // Without a stored state, the same variable starts it.
     await query(fleet, 'DELETE FROM analysis_scheduler_settings');
-    const free = await joinFleet(fleet, { ANALYSIS_CONCURRENCY: '2', ANALYSIS_SCHEDULER_AUTO_START: 'true' });
-    closed.add(free);
+    const free = await fleet.start({ ANALYSIS_SCHEDULER_AUTO_START: 'true' });
     const freeStatus = await statusOf(free);
     expect(freeStatus.status).toBe('running');
     expect(freeStatus.instances.find((instance: { id: string }) => instance.id === free.app.get(InstanceIdentity).id).status).toBe('running');
