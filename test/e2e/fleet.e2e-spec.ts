@@ -162,6 +162,24 @@ describe('three instances on one database', () => {
     expect(Date.now() - stoppedAt).toBeLessThan(TAKEOVER_MS);
     for (const apps of holders().values()) expect(apps).toHaveLength(1);
   });
+
+  it('a lone instance whose session is cut resigns, reconnects and leads every job again', async () => {
+    for (const app of live().slice(1)) {
+      await app.close();
+      closed.add(app);
+    }
+    const [lone] = live();
+    await eventually(async () => held(lone).length === ALL_JOBS.length, TAKEOVER_MS * 2);
+    const id = lone.app.get(InstanceIdentity).id;
+    const [{ terminated }] = await query<{ terminated: number }>(
+      fleet,
+      `SELECT count(pg_terminate_backend(pid))::int AS terminated FROM pg_stat_activity WHERE application_name = $1`,
+      [`${LEADERSHIP_APPLICATION_NAME} ${id}`.slice(0, 63)],
+    );
+    expect(terminated).toBe(1);
+    await eventually(async () => held(lone).length === 0, 1_000);
+    await eventually(async () => held(lone).length === ALL_JOBS.length, TAKEOVER_MS * 2);
+  });
 });
 
 describe('the analysis scheduler of a fleet', () => {
