@@ -5,7 +5,7 @@ import { FleetConnection, LEADERSHIP_APPLICATION_NAME } from '../../src/fleet/fl
 import { FleetSignals } from '../../src/fleet/fleet-signals';
 import { InstanceIdentity } from '../../src/fleet/instance-identity';
 import { SINGLETON_LOCK_NAMESPACE, SingletonJobs } from '../../src/fleet/singleton-jobs';
-import { ADMIN_KEY, eventually } from '../support/sandboxed-app';
+import { ADMIN_KEY, eventually, sandboxEnv } from '../support/sandboxed-app';
 import { FakeClock } from '../support/fake-clock';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -38,12 +38,7 @@ async function startFleet(size: number, env: Record<string, string>): Promise<Fl
         clock,
         rateLimits: RELAXED_RATE_LIMITS,
         env: {
-          ADMIN_KEY,
-          DART_API_BASE_URL: sandbox.baseUrl,
-          DART_API_KEY: sandbox.apiKey,
-          DART_MAX_ATTEMPTS: '2',
-          DART_RETRY_BASE_MS: '1',
-          DART_TIMEOUT_MS: '2000',
+          ...sandboxEnv(sandbox),
           LEADER_TAKEOVER_MS: String(TAKEOVER_MS),
           ...env,
           ...extra,

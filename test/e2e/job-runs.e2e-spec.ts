@@ -2,7 +2,7 @@ import request from 'supertest';
 import { JobRuns } from '../../src/job-runs/job-runs';
 import { type DartSandbox, startDartSandbox } from '../../local/dart-sandbox/dart-sandbox';
 import { FakeClock } from '../support/fake-clock';
-import { ADMIN_KEY, eventually } from '../support/sandboxed-app';
+import { ADMIN_KEY, eventually, sandboxEnv } from '../support/sandboxed-app';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -34,17 +34,12 @@ describe('job runs across the fleet', () => {
       clock,
       rateLimits: RELAXED_RATE_LIMITS,
       env: {
-        ADMIN_KEY,
-        DART_API_BASE_URL: sandbox.baseUrl,
-        DART_API_KEY: sandbox.apiKey,
-        DART_MAX_ATTEMPTS: '2',
-        DART_RETRY_BASE_MS: '1',
-        DART_TIMEOUT_MS: '2000',
+        ...sandboxEnv(sandbox),
         DISCLOSURE_MONITOR_AUTO_START: 'false',
         // The budget is shared by the fleet through the database: the default 600 a minute would pace these runs.
         DART_REQUESTS_PER_MINUTE: '100000',
         // A closed leader's jobs move on quickly.
-        LEADER_TAKEOVER_MS: '1000',
+        LEADER_TAKEOVER_MS: '2000',
       },
     });
     running.push(app);

@@ -12,6 +12,18 @@ export interface SandboxedApp extends TestApp {
  * The app wired to a disclosure-system sandbox over real HTTP, sharing one fake
  * clock, with an admin key, fast upstream retries and relaxed rate limits.
  */
+/** The environment of an app wired to `sandbox`: the admin key, and fast upstream retries and timeouts. */
+export function sandboxEnv(sandbox: DartSandbox): Record<string, string> {
+  return {
+    ADMIN_KEY,
+    DART_API_BASE_URL: sandbox.baseUrl,
+    DART_API_KEY: sandbox.apiKey,
+    DART_MAX_ATTEMPTS: '2',
+    DART_RETRY_BASE_MS: '1',
+    DART_TIMEOUT_MS: '2000',
+  };
+}
+
 export async function startSandboxedApp(
   options: { sandbox?: DartSandboxOptions; app?: TestAppOptions; start?: Date } = {},
 ): Promise<SandboxedApp> {
@@ -22,12 +34,7 @@ export async function startSandboxedApp(
     clock,
     ...options.app,
     env: {
-      ADMIN_KEY,
-      DART_API_BASE_URL: sandbox.baseUrl,
-      DART_API_KEY: sandbox.apiKey,
-      DART_MAX_ATTEMPTS: '2',
-      DART_RETRY_BASE_MS: '1',
-      DART_TIMEOUT_MS: '2000',
+      ...sandboxEnv(sandbox),
       DISCLOSURE_MONITOR_AUTO_START: 'false',
       ...options.app?.env,
     },
