@@ -4,6 +4,9 @@ import * as path from 'node:path';
 import { loadConfig } from './app-config';
 import { ensureLocalSecrets } from './local-secrets';
 
+/** A configured admin key, so the JWT cases see only the JWT secret. */
+const ADMIN_KEY = 'a'.repeat(40);
+
 describe('ensureLocalSecrets', () => {
   let tmp: string;
 
@@ -18,7 +21,7 @@ describe('ensureLocalSecrets', () => {
   it('generates a secret into <dataDir>/jwt-secret with mode 0600 and logs one line', () => {
     // A data directory that does not exist yet is created.
     const dataDir = path.join(tmp, 'data');
-    const config = loadConfig({ DATA_DIR: dataDir });
+    const config = loadConfig({ DATA_DIR: dataDir, ADMIN_KEY });
     const log = jest.fn<void, [string]>();
 
     const result = ensureLocalSecrets(config, log);
@@ -39,7 +42,7 @@ describe('ensureLocalSecrets', () => {
   });
 
   it('reuses the stored secret on the next call without logging again', () => {
-    const config = loadConfig({ DATA_DIR: tmp });
+    const config = loadConfig({ DATA_DIR: tmp, ADMIN_KEY });
     const first = ensureLocalSecrets(config, () => undefined);
     const log = jest.fn();
 
@@ -51,8 +54,8 @@ describe('ensureLocalSecrets', () => {
 
   it('generates a different secret for a different data directory', () => {
     const other = path.join(tmp, 'other');
-    const a = ensureLocalSecrets(loadConfig({ DATA_DIR: tmp }), () => undefined);
-    const b = ensureLocalSecrets(loadConfig({ DATA_DIR: other }), () => undefined);
+    const a = ensureLocalSecrets(loadConfig({ DATA_DIR: tmp, ADMIN_KEY }), () => undefined);
+    const b = ensureLocalSecrets(loadConfig({ DATA_DIR: other, ADMIN_KEY }), () => undefined);
     expect(a.jwt.secret).not.toBe(b.jwt.secret);
   });
 
@@ -60,7 +63,7 @@ describe('ensureLocalSecrets', () => {
     fs.writeFileSync(path.join(tmp, 'jwt-secret'), 'short\n');
     const log = jest.fn();
 
-    const result = ensureLocalSecrets(loadConfig({ DATA_DIR: tmp }), log);
+    const result = ensureLocalSecrets(loadConfig({ DATA_DIR: tmp, ADMIN_KEY }), log);
 
     expect(result.jwt.secret!.length).toBeGreaterThanOrEqual(32);
     expect(fs.readFileSync(path.join(tmp, 'jwt-secret'), 'utf8').trim()).toBe(result.jwt.secret);
@@ -69,7 +72,7 @@ describe('ensureLocalSecrets', () => {
 
   it('leaves a configured secret untouched and writes nothing', () => {
     const secret = 's'.repeat(40);
-    const config = loadConfig({ DATA_DIR: tmp, JWT_SECRET: secret });
+    const config = loadConfig({ DATA_DIR: tmp, JWT_SECRET: secret, ADMIN_KEY });
     const log = jest.fn();
 
     const result = ensureLocalSecrets(config, log);
@@ -78,5 +81,43 @@ describe('ensureLocalSecrets', () => {
     expect(result.jwt.secret).toBe(secret);
     expect(fs.existsSync(path.join(tmp, 'jwt-secret'))).toBe(false);
     expect(log).not.toHaveBeenCalled();
+  });
+
+  describe('the admin key', () => {
+    const JWT_SECRET = 'j'.repeat(40);
+
+    it('is generated in local into <dataDir>/admin-key with mode 0600, named by file in the log, never by value, and kept across starts', () => {
+      const log = jest.fn<void, [string]>();
+      const first = ensureLocalSecrets(loadConfig({ DATA_DIR: tmp, JWT_SECRET }), log);
+
+      const file = path.join(tmp, 'admin-key');
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(first.adminKey!.length).toBeGreaterThanOrEqual(32);
+      expect(fs.readFileSync(file, 'utf8').trim()).toBe(first.adminKey);
+      expect(log).toHaveBeenCalledTimes(1);
+      expect(log.mock.calls[0][0]).toContain(file);
+      expect(log.mock.calls[0][0]).not.toContain(first.adminKey!);
+
+      const again = jest.fn();
+      expect(ensureLocalSecrets(loadConfig({ DATA_DIR: tmp, JWT_SECRET }), again).adminKey).toBe(first.adminKey);
+      expect(again).not.toHaveBeenCalled();
+    });
+
+    it('is not generated in dev or production: an unset ADMIN_KEY keeps the admin API off there', () => {
+      for (const env of [
+        { APP_ENV: 'dev', DATA_DIR: tmp, JWT_SECRET },
+        { APP_ENV: 'production', DATA_DIR: tmp, JWT_SECRET, DATABASE_URL: 'postgres://db/briefing' },
+      ]) {
+        const config = loadConfig(env);
+        expect(ensureLocalSecrets(config, () => undefined).adminKey).toBeUndefined();
+      }
+      expect(fs.existsSync(path.join(tmp, 'admin-key'))).toBe(false);
+    });
+
+    it('leaves a configured admin key as it is', () => {
+      const config = loadConfig({ DATA_DIR: tmp, JWT_SECRET, ADMIN_KEY });
+      expect(ensureLocalSecrets(config, () => undefined)).toBe(config);
+      expect(fs.existsSync(path.join(tmp, 'admin-key'))).toBe(false);
+    });
   });
 });

@@ -4,20 +4,39 @@ import * as path from 'node:path';
 import type { AppConfig } from './app-config';
 
 /**
- * In local and dev a missing secret is generated once and kept in DATA_DIR, so
- * `npm start` works with no setup and issued tokens survive restarts.
- * Production refuses to start without JWT_SECRET (see loadConfig).
+ * Outside production a missing secret is generated once and kept in DATA_DIR, so
+ * `npm start` works with no setup and what it issued survives restarts:
+ * - the JWT signing secret, in local and dev (production refuses to start without JWT_SECRET);
+ * - the admin key, in local only, so a newcomer can call the admin API (in dev and
+ *   production an unset ADMIN_KEY keeps the admin API off).
+ * The log names the file, never the secret.
  */
 export function ensureLocalSecrets(config: AppConfig, log: (line: string) => void): AppConfig {
-  if (config.jwt.secret) return config;
-  const file = path.join(config.dataDir, 'jwt-secret');
+  let result = config;
+  if (!result.jwt.secret) {
+    const secret = storedSecret(result.dataDir, 'jwt-secret', (file) =>
+      log(`JWT_SECRET is not set: generated a signing secret in ${file} (APP_ENV=${config.appEnv} only)`),
+    );
+    result = { ...result, jwt: { ...result.jwt, secret } };
+  }
+  if (!result.adminKey && result.appEnv === 'local') {
+    const adminKey = storedSecret(result.dataDir, 'admin-key', (file) =>
+      log(`ADMIN_KEY is not set: generated an admin key in ${file} (send it as X-Admin-Key; APP_ENV=local only)`),
+    );
+    result = { ...result, adminKey };
+  }
+  return result;
+}
+
+/** The secret kept in DATA_DIR/<name>; a missing, emptied or truncated file gets a fresh one (mode 0600). */
+function storedSecret(dataDir: string, name: string, announce: (file: string) => void): string {
+  const file = path.join(dataDir, name);
   let secret = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
-  // A missing, emptied or truncated file gets a fresh secret.
   if (secret.length < 32) {
-    fs.mkdirSync(config.dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true });
     secret = randomBytes(48).toString('base64url');
     fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-    log(`JWT_SECRET is not set: generated a signing secret in ${file} (APP_ENV=${config.appEnv} only)`);
+    announce(file);
   }
-  return { ...config, jwt: { ...config.jwt, secret } };
+  return secret;
 }

@@ -109,6 +109,13 @@ describe('the server process (npm start)', () => {
     expect((await fetch(`${base}/docs`)).status).toBe(200);
     expect((await fetch(`${base}/health/ready`)).status).toBe(200);
 
+    // The admin API works with the key generated into DATA_DIR, which the log names by file only.
+    expect(first.output()).toMatch(/ADMIN_KEY is not set: generated an admin key in .*admin-key/);
+    const adminKey = fs.readFileSync(path.join(dataDir(), 'admin-key'), 'utf8').trim();
+    expect(first.output()).not.toContain(adminKey);
+    expect((await fetch(`${base}/api/v1/admin/scheduler/status`, { headers: { 'X-Admin-Key': adminKey } })).status).toBe(200);
+    expect((await fetch(`${base}/api/v1/admin/scheduler/status`, { headers: { 'X-Admin-Key': 'not-the-key' } })).status).toBe(401);
+
     // Write through the embedded server's own address, found in the log.
     const [, dbAddress] = first.output().match(/embedded PostgreSQL in .* \((127\.0\.0\.1:\d+)\)/)!;
     const password = fs.readFileSync(path.join(dataDir(), 'postgres.password'), 'utf8').trim();
