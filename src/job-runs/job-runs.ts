@@ -5,28 +5,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { JobRunKind, JobRunStatus } from './job-run.entity';
 
-/** A run as the executors and the status endpoints read it. */
-export interface JobRun {
-  id: number;
-  kind: JobRunKind;
-  status: JobRunStatus;
-  params: Record<string, unknown>;
-  phase: string | null;
-  total: number | null;
-  processed: number;
-  failed: number;
-  counts: Record<string, number>;
-  checkpoint: Record<string, unknown> | null;
-  lastError: string | null;
-  startedAt: Date;
-  resumedAt: Date | null;
-  resumedProcessed: number;
-  finishedAt: Date | null;
-  runBy: string | null;
-  /** Seconds from `resumed_at` (or `started_at`) to `finished_at` (or now), by the database clock. */
-  elapsedSeconds: number;
-}
-
 /** What an executor writes as it goes: counters and checkpoint in one statement, so they always agree. */
 export interface JobRunProgress {
   phase: string;
@@ -36,6 +14,22 @@ export interface JobRunProgress {
   counts: Record<string, number>;
   checkpoint: Record<string, unknown> | null;
   lastError: string | null;
+}
+
+/** A run as the executors and the status endpoints read it: its progress (no phase before it is first executed), and its life. */
+export interface JobRun extends Omit<JobRunProgress, 'phase'> {
+  id: number;
+  kind: JobRunKind;
+  status: JobRunStatus;
+  params: Record<string, unknown>;
+  phase: string | null;
+  startedAt: Date;
+  resumedAt: Date | null;
+  resumedProcessed: number;
+  finishedAt: Date | null;
+  runBy: string | null;
+  /** Seconds from `resumed_at` (or `started_at`) to `finished_at` (or now), by the database clock. */
+  elapsedSeconds: number;
 }
 
 const COLUMNS = `id, kind, status, params, phase, total, processed, failed, counts, checkpoint,
