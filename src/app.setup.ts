@@ -8,6 +8,7 @@ import { setupSwagger } from './common/http/swagger';
 import { createValidationPipe } from './common/http/validation.pipe';
 import type { AppConfig } from './config/app-config';
 import { ROOT_LOGGER } from './logging/logging.module';
+import { QuietFrameworkLogger } from './logging/quiet-framework-logger';
 import { createRequestLogger, protectSecrets } from './logging/root-logger';
 import { RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 
@@ -44,7 +45,7 @@ const securityHeaders = helmet({
  */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.disable('x-powered-by');
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietFrameworkLogger(app.get(Logger)));
 
   const rootLogger = app.get<PinoLogger>(ROOT_LOGGER);
   protectSecrets(rootLogger, config);

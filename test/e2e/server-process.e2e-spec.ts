@@ -101,6 +101,8 @@ describe('the server process (npm start)', () => {
     const [, port] = await waitFor(first, /listening on http:\/\/localhost:(\d+)/, 90_000);
     expect(first.output()).toMatch(/DATABASE_URL is not set: using the embedded PostgreSQL/);
     expect(first.output()).toMatch(/JWT_SECRET is not set: generated a signing secret/);
+    // The framework's line-per-module-and-route narration is debug, not info.
+    expect(first.output()).not.toMatch(/InstanceLoader|RoutesResolver|RouterExplorer|Mapped \{/);
 
     const base = `http://127.0.0.1:${port}`;
     const me = await fetch(`${base}/api/v1/auth/me`);
