@@ -2,10 +2,12 @@ import * as path from 'node:path';
 import type { Prelude } from '../src/main';
 import { startDartSandbox } from './dart-sandbox/dart-sandbox';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from './embedded-postgres';
+import { startLocalIdentityProvider } from './identity-provider/local-identity-provider';
 
 /**
  * What `npm start` runs before the service: an embedded PostgreSQL when DATABASE_URL is
- * unset, and in APP_ENV=local without DART_API_KEY the disclosure-system sandbox. The
+ * unset, in APP_ENV=local without DART_API_KEY the disclosure-system sandbox, and in
+ * APP_ENV=local without IDP1_USERINFO_URL a sign-in provider for `sandbox-<name>` tokens. The
  * service learns of them only through its ordinary variables; one log line per stand-in.
  */
 export const startLocalStandIns: Prelude = async ({ config, log, stopAfterService }) => {
@@ -45,6 +47,16 @@ export const startLocalStandIns: Prelude = async ({ config, log, stopAfterServic
     log.warn(
       `DART_API_KEY is not set (APP_ENV=local): serving the bundled disclosure-system SANDBOX at ${sandbox.baseUrl} ` +
         '(generated companies and filings; a new filing every 20 s)',
+    );
+  }
+
+  if (config.appEnv === 'local' && !process.env.IDP1_USERINFO_URL) {
+    const identityProvider = await startLocalIdentityProvider();
+    stopAfterService(() => identityProvider.close());
+    variables.IDP1_USERINFO_URL = identityProvider.userinfoUrl;
+    log.warn(
+      `IDP1_USERINFO_URL is not set (APP_ENV=local): serving a LOCAL sign-in provider at ${identityProvider.userinfoUrl}; ` +
+        'POST /api/v1/auth/idp1/token with {"access_token":"sandbox-<name>"} signs in as that name',
     );
   }
   return variables;
