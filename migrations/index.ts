@@ -8,6 +8,7 @@ import { RateLimitBuckets1764430000000 } from './1764430000000-rate-limit-bucket
 import { Fleet1764400000000 } from './1764400000000-fleet';
 import { JobRuns1764410000000 } from './1764410000000-job-runs';
 import { SharedDartBudget1764420000000 } from './1764420000000-shared-dart-budget';
+import { RecordedPushMessages1764440000000 } from './1764440000000-recorded-push-messages';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   JobRuns1764410000000,
   SharedDartBudget1764420000000,
   RateLimitBuckets1764430000000,
+  RecordedPushMessages1764440000000,
 ];

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -9,18 +11,25 @@ import { PushDeliveryQueue } from './push-delivery-queue';
 import { PushDispatcher } from './push-dispatcher';
 import { PushOutbox } from './push-outbox';
 import { PushSender } from './push-sender';
+import { RecordedPushMessagesController } from './recorded-push-messages.controller';
+import { RecordingPushSender } from './recording-push-sender';
 
-/** New-filing push: the outbox worker and the sender behind it (Firebase, or off without credentials). */
+/**
+ * New-filing push: the outbox worker and the sender behind it. Firebase when
+ * FIREBASE_SERVICE_ACCOUNT is set; without it, recorded in a table in local and dev
+ * (to be seen through the admin API) and off in production.
+ */
 @Module({
   imports: [PushTokensModule],
+  controllers: [RecordedPushMessagesController],
   providers: [
     {
       provide: PushSender,
-      inject: [APP_CONFIG, Clock],
-      useFactory: (config: AppConfig, clock: Clock): PushSender =>
-        config.firebaseServiceAccount === undefined
-          ? new DisabledPushSender()
-          : new FirebasePushSender(config.firebaseServiceAccount, clock),
+      inject: [APP_CONFIG, Clock, getDataSourceToken()],
+      useFactory: (config: AppConfig, clock: Clock, dataSource: DataSource): PushSender => {
+        if (config.firebaseServiceAccount !== undefined) return new FirebasePushSender(config.firebaseServiceAccount, clock);
+        return config.appEnv === 'production' ? new DisabledPushSender() : new RecordingPushSender(dataSource, clock);
+      },
     },
     PushOutbox,
     PushDeliveryQueue,

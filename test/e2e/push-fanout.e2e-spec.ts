@@ -447,13 +447,14 @@ describe('new-filing push across restarts and instances', () => {
   });
 });
 
-describe('new-filing push without FIREBASE_SERVICE_ACCOUNT', () => {
+describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in production', () => {
+  const PRODUCTION_ADMIN_KEY = 'a-production-admin-key-of-32-chars!';
   let t: SandboxedApp;
   let logged: jest.SpyInstance;
 
   beforeAll(async () => {
     logged = jest.spyOn(Logger.prototype, 'log');
-    t = await startSandboxedApp({ sandbox: { filingsPerBusinessDay: 6 } });
+    t = await startSandboxedApp({ sandbox: { filingsPerBusinessDay: 6 }, app: { env: { APP_ENV: 'production', ADMIN_KEY: PRODUCTION_ADMIN_KEY } } });
     await t.app.get(DisclosureMonitorService).pollOnce();
     await fanoutsDone(t.dataSource);
   });
@@ -482,5 +483,89 @@ describe('new-filing push without FIREBASE_SERVICE_ACCOUNT', () => {
     expect(await fanoutOf(t.dataSource, filing.rcept_no)).toEqual({ status: 'EXPANDED', deliveries: 0 });
     expect(await t.dataSource.query('SELECT * FROM push_deliveries')).toEqual([]);
     expect(pushLines()).toHaveLength(1);
+  });
+
+  it('has no message list: the route answers exactly as an unknown one, even with the admin key', async () => {
+    const listed = await request(t.http).get('/api/v1/admin/push/messages').set('X-Admin-Key', PRODUCTION_ADMIN_KEY);
+    const unknown = await request(t.http).get('/api/v1/admin/push/nothing').set('X-Admin-Key', PRODUCTION_ADMIN_KEY);
+    expect(listed.status).toBe(404);
+    expect(listed.body).toEqual({ ...unknown.body, message: 'Cannot GET /api/v1/admin/push/messages' });
+    expect((await request(t.http).get('/api/v1/admin/push/messages')).status).toBe(404);
+  });
+});
+
+describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in local and dev: the recording sender', () => {
+  let t: SandboxedApp;
+  let logged: jest.SpyInstance;
+
+  beforeAll(async () => {
+    logged = jest.spyOn(Logger.prototype, 'log');
+    t = await startSandboxedApp({ sandbox: { filingsPerBusinessDay: 6 }, app: { env: { APP_ENV: 'dev' } } });
+    await t.app.get(DisclosureMonitorService).pollOnce();
+    await fanoutsDone(t.dataSource);
+  });
+  afterAll(async () => {
+    await t?.close();
+    logged.mockRestore();
+  });
+
+  const list = (query = '') => request(t.http).get(`/api/v1/admin/push/messages${query}`).set('X-Admin-Key', ADMIN_KEY);
+
+  it('says so once at start', () => {
+    const lines = logged.mock.calls.filter((_, i) => (logged.mock.contexts[i] as { context?: string }).context === 'Push');
+    expect(lines.map(([line]) => String(line))).toEqual([
+      'FIREBASE_SERVICE_ACCOUNT is not set: new-filing pushes are RECORDED, not sent (GET /api/v1/admin/push/messages)',
+    ]);
+  });
+
+  it('records each message of a watched filing, lists them newest first, and answers UNREGISTERED for unregistered- tokens', async () => {
+    const company = t.sandbox.control.companiesIn('Y')[1];
+    const user = await createUser(t.dataSource);
+    await watch(t.dataSource, user, company.corpCode);
+    const kept = await addToken(t.dataSource, user, 'android');
+    const gone = `unregistered-${randomBytes(6).toString('hex')}`;
+    await t.dataSource.query("INSERT INTO push_tokens (fcm_token, user_id, platform) VALUES ($1, $2, 'ios')", [gone, user]);
+
+    const first = t.sandbox.control.publishFiling({ corp_code: company.corpCode });
+    expect((await t.app.get(DisclosureMonitorService).pollOnce()).saved).toBe(1);
+    await eventually(async () => (await statusCounts(t.dataSource, first.rcept_no)).SENT === 1);
+    await eventually(async () => (await statusCounts(t.dataSource, first.rcept_no)).UNREGISTERED === 1);
+    // The cleanup the recording sender lets you watch: the unregistered token is deleted, the other kept.
+    const tokens = await t.dataSource.query<{ fcm_token: string }[]>('SELECT fcm_token FROM push_tokens WHERE user_id = $1', [user]);
+    expect(tokens.map((row) => row.fcm_token)).toEqual([kept]);
+
+    const second = t.sandbox.control.publishFiling({ corp_code: company.corpCode });
+    expect((await t.app.get(DisclosureMonitorService).pollOnce()).saved).toBe(1);
+    await eventually(async () => (await statusCounts(t.dataSource, second.rcept_no)).SENT === 1);
+
+    const response = await list('?limit=3');
+    expect(response.status).toBe(200);
+    expect(response.body).toHaveLength(3);
+    const [newest, ...older] = response.body as Array<Record<string, unknown>>;
+    expect(newest).toEqual({
+      fcm_token: kept,
+      platform: 'android',
+      title: company.corpName,
+      body: `새 공시: ${second.report_nm}`,
+      data: { rcept_no: second.rcept_no, corp_code: company.corpCode },
+      outcome: 'sent',
+      recorded_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(older.map((m) => [m.fcm_token, m.platform, m.outcome, (m.data as { rcept_no: string }).rcept_no]).sort()).toEqual(
+      [
+        [gone, 'ios', 'unregistered', first.rcept_no],
+        [kept, 'android', 'sent', first.rcept_no],
+      ].sort(),
+    );
+    expect((await list('?limit=1')).body).toEqual([newest]);
+  });
+
+  it('is an operator route: 401 without the key, 400 for a limit that is not a number', async () => {
+    const anonymous = await request(t.http).get('/api/v1/admin/push/messages');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.code).toBe('UNAUTHORIZED');
+    const bad = await list('?limit=many');
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('VALIDATION_FAILED');
   });
 });

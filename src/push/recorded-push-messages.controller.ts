@@ -1,0 +1,50 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { AdminOnlyOutsideProduction } from '../admin/outside-production.guard';
+import { AppError } from '../common/errors/app-error';
+import { clamp, LimitQuery } from '../disclosures/dto/list-disclosures.dto';
+import { PushSender } from './push-sender';
+import { type RecordedPushMessage, RecordingPushSender } from './recording-push-sender';
+
+class RecordedPushMessageView implements RecordedPushMessage {
+  @ApiProperty({ example: 'dGVzdC10b2tlbi1hbGljZQ' })
+  fcm_token: string;
+
+  @ApiProperty({ enum: ['ios', 'android'], nullable: true, description: 'Null when the token was already gone' })
+  platform: string | null;
+
+  @ApiProperty({ example: '삼성전자' })
+  title: string;
+
+  @ApiProperty({ example: '주요사항보고서(자기주식취득결정)' })
+  body: string;
+
+  @ApiProperty({ example: { rcept_no: '20261124000123', corp_code: '00126380' } })
+  data: Record<string, string>;
+
+  @ApiProperty({ enum: ['sent', 'unregistered'], description: '`unregistered` for tokens starting with `unregistered-`' })
+  outcome: 'sent' | 'unregistered';
+
+  @ApiProperty({ example: '2026-11-24T05:01:02.345Z' })
+  recorded_at: string;
+}
+
+@ApiTags('admin')
+@AdminOnlyOutsideProduction()
+@Controller('api/v1/admin/push')
+export class RecordedPushMessagesController {
+  constructor(private readonly sender: PushSender) {}
+
+  @Get('messages')
+  @ApiOperation({
+    summary: 'Pushes recorded instead of sent (local and dev without FIREBASE_SERVICE_ACCOUNT)',
+    description: 'Newest first; `limit` default 20, at most 200. Not in production (404).',
+  })
+  @ApiOkResponse({ type: RecordedPushMessageView, isArray: true })
+  async messages(@Query() query: LimitQuery): Promise<RecordedPushMessage[]> {
+    if (!(this.sender instanceof RecordingPushSender)) {
+      throw new AppError('NOT_FOUND', 'Pushes go to FCM here (FIREBASE_SERVICE_ACCOUNT is set): none is recorded');
+    }
+    return this.sender.newest(clamp(query.limit, 20, 1, 200));
+  }
+}
