@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppStoreNotificationsService } from './app-store-notifications.service';
 import { AppStoreClient } from './stores/app-store.client';
 import { createPlayAuth, GOOGLE_PLAY_AUTH, GooglePlayClient } from './stores/google-play.client';
+import { OperatorTierController } from './operator-tier.controller';
 import { PlayNotificationsService } from './play-notifications.service';
 import { StoreNotificationsController } from './store-notifications.controller';
 import { PubSubPushAuth } from './stores/pubsub-push-auth';
@@ -17,7 +18,7 @@ import { UsersModule } from '../users/users.module';
 /** Store purchases and the tier transitions (the downgrade cleanup lives with the watchlist). */
 @Module({
   imports: [UsersModule],
-  controllers: [SubscriptionsController, StoreNotificationsController],
+  controllers: [SubscriptionsController, StoreNotificationsController, OperatorTierController],
   providers: [
     TierTransitions,
     StorePurchases,

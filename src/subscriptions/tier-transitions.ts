@@ -55,6 +55,18 @@ export class TierTransitions {
   }
 
   /**
+   * An operator sets the tier by hand (local and dev, to try the tiers): `until` for
+   * `pro`/`max`, null for `none`. No store purchase backs it, so no store report will
+   * take it back; it ends at `until` like any lapse. False when the user does not exist.
+   */
+  async setByOperator(manager: EntityManager, userId: number, tier: PremiumTier, until: Date | null): Promise<boolean> {
+    const row = await this.users.lockPremium(manager, userId);
+    if (!row) return false;
+    await this.write(manager, userId, { tier, until: tier === 'none' ? null : until, platform: null, txRef: null }, row);
+    return true;
+  }
+
+  /**
    * The purchase `txRef` no longer entitles anyone (expired, refunded, revoked, moved to
    * another user). Only withdrawn when it is the purchase the user's tier came from,
    * so an older purchase never takes away a newer one.

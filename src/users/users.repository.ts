@@ -106,6 +106,18 @@ export class UsersRepository {
     return rows.length > 0;
   }
 
+  /** The premium columns and the pending downgrade moment, as stored. */
+  async premiumState(
+    manager: EntityManager,
+    userId: number,
+  ): Promise<{ premium_tier: PremiumTier; premium_until: Date | null; downgraded_at: Date | null } | undefined> {
+    const [row] = await manager.query<{ premium_tier: PremiumTier; premium_until: Date | null; downgraded_at: Date | null }[]>(
+      'SELECT premium_tier, premium_until, downgraded_at FROM users WHERE id = $1',
+      [userId],
+    );
+    return row;
+  }
+
   /** Writes a tier transition (TierTransitions decides it, under `lockPremium`). */
   async writePremium(manager: EntityManager, userId: number, next: PremiumWrite): Promise<void> {
     await manager.query(
