@@ -66,6 +66,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     private readonly signals: FleetSignals,
   ) {
     this.pool = new WorkerPool<ClaimedAnalysis>({
+      name: 'analysis',
       concurrency: config.ai.concurrency,
       pollIntervalMs: POLL_INTERVAL_MS,
       claim: (workerId) => this.queue.claim(workerId),
@@ -194,6 +195,8 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
       });
       if (!(await this.queue.complete(this.workerId, job.rceptNo, { output, docLength: text.length, truncated: fitted.truncated }))) {
         this.logger.warn(`analysis of ${job.rceptNo} finished after its lease was taken over; result dropped`);
+      } else {
+        this.logger.debug(`analysis of ${job.rceptNo} completed`);
       }
     } catch (error) {
       this.lastError = `${job.rceptNo}: ${describe(error)}`;

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
         analysisSchedulerAutoStart: false,
         stockSyncSchedulerEnabled: false,
         stockSyncBootstrap: false,
+        progressLogMs: 10_000,
       });
     });
 
@@ -55,6 +56,7 @@ describe('loadConfig', () => {
           analysisSchedulerAutoStart: false,
           stockSyncSchedulerEnabled: false,
           stockSyncBootstrap: false,
+          progressLogMs: 10_000,
         });
       }
     });

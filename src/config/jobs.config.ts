@@ -8,6 +8,8 @@ export interface JobsConfig {
   stockSyncSchedulerEnabled: boolean;
   /** Fill an empty stock master once at boot. */
   stockSyncBootstrap: boolean;
+  /** How often a running backfill or stock sync logs a progress line. */
+  progressLogMs: number;
 }
 
 /** Every job is on by default in production only. */
@@ -20,5 +22,6 @@ export function jobsConfig(read: EnvReader, production: boolean): JobsConfig {
     stockSyncSchedulerEnabled,
     // A first deployment starts with an empty master, which the daily sync needs filled.
     stockSyncBootstrap: read.boolean('STOCK_SYNC_BOOTSTRAP', stockSyncSchedulerEnabled),
+    progressLogMs: read.integer('JOB_PROGRESS_LOG_MS', 10_000, { min: 100, max: DAY_MS }),
   };
 }

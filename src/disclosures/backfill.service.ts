@@ -78,7 +78,7 @@ export class BackfillService implements OnModuleInit, BeforeApplicationShutdown 
         execute: (run) => this.collect(run),
         describeFailure: (error) => (error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error)),
       },
-      config.fleet.leaderTakeoverMs,
+      { leaderTakeoverMs: config.fleet.leaderTakeoverMs, progressLogMs: config.jobs.progressLogMs },
     );
   }
 

@@ -4,6 +4,7 @@ import { kstDate } from '../common/korea-time';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { SingletonJobs } from '../fleet/singleton-jobs';
+import { runAsJob } from '../logging/job-context';
 import { DartClient } from '../upstream/dart/dart-client';
 import { DartError, type DartFiling } from '../upstream/dart/dart.types';
 import { DisclosureIngestService } from './disclosure-ingest.service';
@@ -96,22 +97,25 @@ export class DisclosureMonitorService implements OnModuleInit, OnApplicationShut
 
   private schedule(delayMs: number, generation: number): void {
     if (!this.running || generation !== this.generation) return;
-    this.timer = setTimeout(() => {
-      // Restarted while the last poll still runs (leadership lost and won back): wait for it, never overlap.
-      this.polling = Promise.resolve(this.polling)
-        .then(() => (this.running && generation === this.generation ? this.pollOnce() : undefined))
-        .catch((error: unknown) => {
-          if (error instanceof DartError && error.kind === 'configuration') {
-            this.logger.error(`disclosure monitor: the disclosure system refuses our key (${error.status}): ${error.message}`);
-          } else if (error instanceof DartError && error.kind === 'budget') {
-            // Refused by the budget before any upstream call: the next poll asks again.
-            this.logger.warn(`disclosure monitor: waiting for the disclosure-system budget: ${error.message}`);
-          } else {
-            this.logger.warn(`disclosure monitor poll failed: ${String(error)}`);
-          }
-        })
-        .finally(() => this.schedule(this.config.jobs.disclosureMonitorIntervalMs, generation));
-    }, delayMs);
+    // A monitor (re)started by an admin request still polls as a job of its own, not as that request.
+    this.timer = setTimeout(() => runAsJob('disclosure-monitor', () => this.pollInTurn(generation)), delayMs);
     this.timer.unref();
+  }
+
+  private pollInTurn(generation: number): void {
+    // Restarted while the last poll still runs (leadership lost and won back): wait for it, never overlap.
+    this.polling = Promise.resolve(this.polling)
+      .then(() => (this.running && generation === this.generation ? this.pollOnce() : undefined))
+      .catch((error: unknown) => {
+        if (error instanceof DartError && error.kind === 'configuration') {
+          this.logger.error(`disclosure monitor: the disclosure system refuses our key (${error.status}): ${error.message}`);
+        } else if (error instanceof DartError && error.kind === 'budget') {
+          // Refused by the budget before any upstream call: the next poll asks again.
+          this.logger.warn(`disclosure monitor: waiting for the disclosure-system budget: ${error.message}`);
+        } else {
+          this.logger.warn(`disclosure monitor poll failed: ${String(error)}`);
+        }
+      })
+      .finally(() => this.schedule(this.config.jobs.disclosureMonitorIntervalMs, generation));
   }
 }

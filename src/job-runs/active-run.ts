@@ -37,11 +37,16 @@ export class ActiveRun {
   private readonly stopListeners = new Set<() => void>();
   private writing: Promise<unknown> = Promise.resolve();
   private timer?: NodeJS.Timeout;
+  private progressTimer?: NodeJS.Timeout;
+  /** Where this executor took the run up: the rate in the progress line is its own. */
+  private beganAt = 0;
+  private processedAtBegin = 0;
 
   constructor(
     row: JobRun,
     private readonly jobRuns: JobRuns,
-    private readonly logger: Pick<LoggerService, 'warn'>,
+    private readonly logger: Pick<LoggerService, 'log' | 'warn'>,
+    private readonly progressLogMs: number,
   ) {
     this.id = row.id;
     this.params = row.params;
@@ -85,12 +90,32 @@ export class ActiveRun {
     for (const listener of [...this.stopListeners]) listener();
   }
 
-  /** Starts the periodic writes; the first one marks the run as executed (its phase). */
+  /** Starts the periodic writes and progress lines; the first write marks the run as executed (its phase). */
   async begin(): Promise<void> {
+    this.beganAt = performance.now();
+    this.processedAtBegin = this.processed;
     await this.save();
     // A failed periodic write is retried by the next one; the run goes on.
     this.timer = setInterval(() => this.save().catch((error) => this.logger.warn(`run ${this.id}: progress not saved: ${String(error)}`)), PROGRESS_WRITE_MS);
     this.timer.unref();
+    this.progressTimer = setInterval(() => this.logger.log(this.progressLine()), this.progressLogMs);
+    this.progressTimer.unref();
+  }
+
+  /** What the operator reads every JOB_PROGRESS_LOG_MS: `phase 340/1200 (28%), 2 failed, 11.3/s, about 76 s left`. */
+  progressLine(): string {
+    const seconds = (performance.now() - this.beganAt) / 1000;
+    const rate = seconds > 0 ? (this.processed - this.processedAtBegin) / seconds : 0;
+    const parts = [
+      this.total === null
+        ? `${this.phase}: ${this.processed} processed (total not known yet)`
+        : `${this.phase}: ${this.processed}/${this.total} (${this.total === 0 ? 100 : Math.floor((this.processed / this.total) * 100)}%)`,
+      `${this.failed} failed`,
+      `${rate.toFixed(1)}/s`,
+    ];
+    if (this.total !== null && rate > 0) parts.push(`about ${Math.ceil(Math.max(0, this.total - this.processed) / rate)} s left`);
+    const line = `run ${this.id} ${parts.join(', ')}`;
+    return this.lastError === null ? line : `${line}; last error: ${this.lastError}`;
   }
 
   /** A new phase is written at once. */
@@ -135,6 +160,7 @@ export class ActiveRun {
 
   private async end(write: (progress: JobRunProgress) => Promise<boolean>): Promise<boolean> {
     clearInterval(this.timer);
+    clearInterval(this.progressTimer);
     let written = false;
     await this.queue(async () => {
       written = await write(this.snapshot());

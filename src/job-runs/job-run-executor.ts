@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { SingletonJobs } from '../fleet/singleton-jobs';
+import { runAsJob } from '../logging/job-context';
 import { ActiveRun, PROGRESS_WRITE_MS, RunStopped } from './active-run';
 import type { JobRunKind } from './job-run.entity';
 import type { JobRuns } from './job-runs';
@@ -26,17 +27,23 @@ export class JobRunExecutor {
   private timer?: NodeJS.Timeout;
   private current?: { run?: ActiveRun; done: Promise<void> };
   private readonly staleMs: number;
+  private readonly progressLogMs: number;
 
   constructor(
     private readonly kind: JobRunKind,
     private readonly jobRuns: JobRuns,
     private readonly work: JobRunWork,
-    /** LEADER_TAKEOVER_MS: a run whose executor wrote nothing for this long (at least 5 progress writes) is taken over. */
-    leaderTakeoverMs: number,
+    timing: {
+      /** LEADER_TAKEOVER_MS: a run whose executor wrote nothing for this long (at least 5 progress writes) is taken over. */
+      leaderTakeoverMs: number;
+      /** JOB_PROGRESS_LOG_MS: one progress line this often while a run executes. */
+      progressLogMs: number;
+    },
   ) {
     this.logger = new Logger(`JobRuns:${kind}`);
     // Never less than a few missed heartbeats: a slow write must not look like a dead instance.
-    this.staleMs = Math.max(leaderTakeoverMs, 5 * PROGRESS_WRITE_MS);
+    this.staleMs = Math.max(timing.leaderTakeoverMs, 5 * PROGRESS_WRITE_MS);
+    this.progressLogMs = timing.progressLogMs;
   }
 
   /** Call from the owning service's onModuleInit; `onLead` runs first when this instance becomes the leader. */
@@ -81,7 +88,8 @@ export class JobRunExecutor {
     if (!this.leading || this.current) return;
     const slot: { run?: ActiveRun; done: Promise<void> } = { done: Promise.resolve() };
     this.current = slot;
-    slot.done = this.claimAndExecute(slot).finally(() => {
+    // Started by an admin request or by the timer: either way the run logs as itself.
+    slot.done = runAsJob(this.kind, () => this.claimAndExecute(slot)).finally(() => {
       if (this.current === slot) this.current = undefined;
     });
     await slot.done;
@@ -100,7 +108,7 @@ export class JobRunExecutor {
     try {
       const row = await this.jobRuns.claim(this.kind, this.staleMs);
       if (!row) return;
-      run = new ActiveRun(row, this.jobRuns, this.logger);
+      run = new ActiveRun(row, this.jobRuns, this.logger, this.progressLogMs);
     } catch (error) {
       this.logger.warn(`looking for a ${this.kind} run failed: ${String(error)}`);
       return;
@@ -108,6 +116,11 @@ export class JobRunExecutor {
     slot.run = run;
     // Resigned while claiming: hand it straight back.
     if (!this.leading) run.stop();
+    // Every line of the run carries its id (`backfill-run-12`), whichever instance executes it.
+    await runAsJob(this.kind, () => this.execute(run), `${this.kind}-run-${run.id}`);
+  }
+
+  private async execute(run: ActiveRun): Promise<void> {
     this.logger.log(`${this.kind} run ${run.id} ${run.resumed ? `resumed at phase ${run.phase}` : 'started'}`);
     try {
       await run.begin();

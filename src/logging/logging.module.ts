@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
+import { LoggerModule, PinoLogger } from 'nestjs-pino';
 import type { Logger } from 'pino';
 
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
@@ -14,6 +14,9 @@ export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 @Module({})
 export class LoggingModule {
   static forRoot(logger: Logger): DynamicModule {
+    // nestjs-pino sets its root only when it creates the request logger itself; with
+    // `useExisting` we do, so that background jobs (runAsJob) log through this one.
+    (PinoLogger as { root: Logger }).root = logger;
     return {
       module: LoggingModule,
       imports: [LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true })],

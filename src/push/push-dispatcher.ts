@@ -31,6 +31,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
     private readonly clock: Clock,
   ) {
     this.pool = new WorkerPool<ClaimedDelivery[]>({
+      name: 'push',
       concurrency: config.push.concurrency,
       pollIntervalMs: POLL_INTERVAL_MS,
       claim: async (workerId) => {

@@ -68,7 +68,7 @@ export class StockSyncService implements OnModuleInit, BeforeApplicationShutdown
         execute: (run) => this.synchronise(run),
         describeFailure: (error) => (error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error)),
       },
-      config.fleet.leaderTakeoverMs,
+      { leaderTakeoverMs: config.fleet.leaderTakeoverMs, progressLogMs: config.jobs.progressLogMs },
     );
   }
 

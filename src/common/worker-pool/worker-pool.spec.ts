@@ -29,6 +29,7 @@ describe('WorkerPool', () => {
     const started: number[] = [];
     const errors: string[] = [];
     pool = new WorkerPool<HeldJob>({
+      name: 'test-pool',
       concurrency: 2,
       pollIntervalMs: 60_000,
       claim: () => Promise.resolve(queue.shift() ?? null),

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { runAsJob } from '../../logging/job-context';
 
 /** The longest a pool waits for its running jobs at shutdown. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface WorkerPoolOptions<Job> {
+  /** What the pool's log lines say runs (`job`), e.g. `analysis`; each pass and each job gets a `jobId` of its own. */
+  name: string;
   /** Most jobs run at once. */
   concurrency: number;
   /** How often an idle pool looks for work nobody announced: ended backoffs, expired leases, other instances. */
@@ -81,7 +84,7 @@ export class WorkerPool<Job> {
       this.prepareAgain = true;
       return;
     }
-    this.preparing = prepare()
+    this.preparing = runAsJob(this.options.name, prepare)
       .then(() => this.fill())
       .finally(() => {
         this.preparing = undefined;
@@ -100,7 +103,8 @@ export class WorkerPool<Job> {
     if (!this.running || this.taken >= this.options.concurrency) return;
     if (this.options.canClaim && !this.options.canClaim()) return;
     this.taken += 1;
-    const run = this.runOne().finally(() => this.inFlight.delete(run));
+    // A wake-up from a request (a new filing stored by an admin fetch) must not lend the job its request id.
+    const run = runAsJob(this.options.name, () => this.runOne()).finally(() => this.inFlight.delete(run));
     this.inFlight.add(run);
   }
 
