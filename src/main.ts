@@ -7,6 +7,7 @@ import { configureApp } from './app.setup';
 import { type AppConfig, loadConfig } from './config/app-config';
 import { ConfigError } from './config/env-reader';
 import { ensureLocalSecrets } from './config/local-secrets';
+import { describeStartup } from './config/startup-summary';
 import { isDatabaseUnavailable } from './database/database-errors';
 import { createRootLogger } from './logging/root-logger';
 
@@ -85,10 +86,12 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
   });
 
   try {
+    let supplied: Record<string, string> = {};
     if (prelude) {
-      const variables = await prelude({ config, log, stopAfterService: (stop) => stopsAfterService.push(stop) });
-      config = loadConfig({ ...process.env, ...variables });
+      supplied = await prelude({ config, log, stopAfterService: (stop) => stopsAfterService.push(stop) });
+      config = loadConfig({ ...process.env, ...supplied });
     }
+    const adminKeyGiven = config.adminKey !== undefined;
     config = ensureLocalSecrets(config, (line) => log.warn(line));
 
     app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
@@ -102,6 +105,11 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
     booting = false;
     const { port } = app.getHttpServer().address() as AddressInfo;
     log.info(`listening on http://localhost:${port} (APP_ENV=${config.appEnv}); API docs at /docs`);
+    const summary = describeStartup(config, {
+      supplied: new Set(Object.keys(supplied)),
+      generatedAdminKey: !adminKeyGiven && config.adminKey !== undefined,
+    });
+    for (const line of summary) log.info(line);
   } catch (error) {
     await failBoot(error);
   }
