@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# Node.js 26 is the Active LTS line.
-ARG NODE_IMAGE=node:26-slim
+# Node.js 20, the major of `engines` in package.json and of the test runs (test/e2e/packaging.e2e-spec.ts checks all three agree).
+ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -9,7 +9,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY migrations ./migrations
-# dist/ holds the service only: local/ (sandbox, test doubles, embedded PostgreSQL) is never built here.
+# dist/ holds the service only: local/ (sandbox, sign-in stand-in, test doubles, embedded PostgreSQL) is never built here.
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
@@ -18,12 +18,17 @@ ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The production install: no dev dependencies (compiler, pino-pretty, sandbox, embedded PostgreSQL binaries) and no optional ones.
-RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
+COPY deploy/prune-node-modules.sh /tmp/
+# The production install: no dev dependencies (compiler, pino-pretty, embedded PostgreSQL binaries)
+# and no optional ones; no install scripts (none is needed). Then what a server never reads goes.
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
+    && sh /tmp/prune-node-modules.sh && rm /tmp/prune-node-modules.sh \
+    && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The service needs no write access to its own files.
 USER node
 EXPOSE 3000
+# Readiness, not liveness: an instance without its database or a required setting (DART_API_KEY) is unhealthy.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Migrations are applied by the server itself at start, under an advisory lock.

@@ -3,15 +3,23 @@ import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } f
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { AppError } from '../common/errors/app-error';
 import { ErrorBody } from '../common/errors/error-body';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../database/database-errors';
+import { missingRequiredSettings } from './required-settings';
 
 @ApiTags('health')
 @Controller('health')
 export class HealthController {
+  private readonly missingSettings: string[];
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
-  ) {}
+    @InjectConfig() config: AppConfig,
+  ) {
+    this.missingSettings = missingRequiredSettings(config);
+  }
 
   @Get()
   @HealthCheck()
@@ -22,10 +30,18 @@ export class HealthController {
 
   @Get('ready')
   @HealthCheck()
-  @ApiOperation({ summary: 'Readiness: the database answers' })
+  @ApiOperation({ summary: 'Readiness: the database answers, and in production every required upstream setting is present' })
   @ApiOkResponse({ description: 'Ready' })
-  @ApiServiceUnavailableResponse({ type: ErrorBody, description: 'The database is unreachable (code DATABASE_UNAVAILABLE, with Retry-After)' })
+  @ApiServiceUnavailableResponse({
+    type: ErrorBody,
+    description:
+      'DATABASE_UNAVAILABLE: the database is unreachable (with Retry-After); ' +
+      'SERVICE_UNAVAILABLE: a production instance lacks a required setting such as DART_API_KEY (it never becomes ready)',
+  })
   async ready(): Promise<HealthCheckResult> {
+    if (this.missingSettings.length > 0) {
+      throw new AppError('SERVICE_UNAVAILABLE', `Not ready: required in production but not set: ${this.missingSettings.join(', ')}`);
+    }
     try {
       return await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
     } catch (error) {

@@ -103,6 +103,17 @@ describe('the server process (npm start)', () => {
     expect(first.output()).toMatch(/JWT_SECRET is not set: generated a signing secret/);
     // The framework's line-per-module-and-route narration is debug, not info.
     expect(first.output()).not.toMatch(/InstanceLoader|RoutesResolver|RouterExplorer|Mapped \{/);
+    // What runs and what is off, after 'listening', one line each.
+    await waitFor(first, /jobs: disclosure monitor every/, 10_000);
+    for (const line of [
+      /admin API: on \(X-Admin-Key, the key generated in .*admin-key\)/,
+      /push: RECORDED, not sent/,
+      /stores: App Store verification OFF/,
+      /analyzer: the built-in extractive summary/,
+      /disclosure system: the local SANDBOX at http:\/\/127\.0\.0\.1:\d+\/api \(DART_API_KEY is not set\); sign-in: the local provider/,
+    ]) {
+      expect(first.output()).toMatch(line);
+    }
 
     const base = `http://127.0.0.1:${port}`;
     const me = await fetch(`${base}/api/v1/auth/me`);
