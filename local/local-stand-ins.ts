@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Prelude } from '../src/main';
 import { startDartSandbox } from './dart-sandbox/dart-sandbox';
@@ -33,6 +34,10 @@ export const startLocalStandIns: Prelude = async ({ config, log, stopAfterServic
   if (config.appEnv === 'local' && config.dart.apiKey === undefined) {
     const sandbox = await startDartSandbox({ companyCount: 115_000, newFilingEveryMs: 20_000 });
     stopAfterService(() => sandbox.close());
+    // Where to reach it from a shell (the README tour): POST <origin>/sandbox/filings publishes a filing.
+    const sandboxOrigin = new URL(sandbox.baseUrl).origin;
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    fs.writeFileSync(path.join(config.dataDir, 'sandbox-url'), `${sandboxOrigin}\n`);
     Object.assign(variables, {
       DART_API_BASE_URL: sandbox.baseUrl,
       DART_API_KEY: sandbox.apiKey,
@@ -46,7 +51,7 @@ export const startLocalStandIns: Prelude = async ({ config, log, stopAfterServic
     });
     log.warn(
       `DART_API_KEY is not set (APP_ENV=local): serving the bundled disclosure-system SANDBOX at ${sandbox.baseUrl} ` +
-        '(generated companies and filings; a new filing every 20 s)',
+        `(generated companies and filings; a new filing every 20 s; POST ${sandboxOrigin}/sandbox/filings publishes one now; address in DATA_DIR/sandbox-url)`,
     );
   }
 

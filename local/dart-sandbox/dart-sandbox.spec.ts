@@ -361,6 +361,29 @@ describe('startDartSandbox', () => {
       expect((await list(sandbox)).status).toBe('000');
     });
 
+    it('publishes a filing over HTTP at POST /sandbox/filings, for a named company or any listed one', async () => {
+      const control = `${new URL(sandbox.baseUrl).origin}/sandbox/filings`;
+      const company = sandbox.control.companiesIn('K')[0];
+      const named = await fetch(control, { method: 'POST', body: JSON.stringify({ corp_code: company.corpCode }) });
+      expect(named.status).toBe(201);
+      const filing = (await named.json()) as DartFiling;
+      expect(filing).toMatchObject({ corp_code: company.corpCode, corp_name: company.corpName, rcept_dt: TODAY });
+      expect(sandbox.control.filings()[0]).toEqual(filing);
+
+      const any = await fetch(control, { method: 'POST' });
+      expect(any.status).toBe(201);
+      expect(['Y', 'K', 'N']).toContain(((await any.json()) as DartFiling).corp_cls);
+
+      const refusals = await Promise.all([
+        fetch(control, { method: 'POST', body: '{"corp_code":"99999999"}' }),
+        fetch(control, { method: 'POST', body: '{"corp_code":"12"}' }),
+        fetch(control, { method: 'POST', body: 'not json' }),
+        fetch(control),
+      ]);
+      expect(refusals.map((response) => response.status)).toEqual([404, 400, 400, 405]);
+      expect(sandbox.control.filings()[1]).toEqual(filing);
+    });
+
     it('logs every request with its path and query', async () => {
       sandbox.control.clearRequests();
       await list(sandbox, { page_no: '2' });

@@ -207,11 +207,39 @@ export async function startDartSandbox(options: DartSandboxOptions = {}): Promis
     return { status: '000', message: MESSAGES['000'], ...data.details(company) };
   };
 
+  /**
+   * `POST /sandbox/filings` with `{ "corp_code": "…" }` (or nothing, for any listed company):
+   * publishes a filing dated today now, as `control.publishFiling` does, so a person trying the
+   * service (the README tour) can make a watched company file. Not part of the real API.
+   */
+  const publishOnRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== 'POST') return sendText(res, 405, 'Method Not Allowed');
+    let text = '';
+    for await (const chunk of req) {
+      text += String(chunk);
+      if (text.length > 1024) return sendText(res, 413, 'Payload Too Large');
+    }
+    let corpCode: unknown;
+    try {
+      corpCode = text.trim() === '' ? undefined : (JSON.parse(text) as { corp_code?: unknown }).corp_code;
+    } catch {
+      return sendText(res, 400, 'the body is not JSON');
+    }
+    if (corpCode !== undefined && (typeof corpCode !== 'string' || !/^\d{8}$/.test(corpCode))) {
+      return sendText(res, 400, 'corp_code must be 8 digits');
+    }
+    if (corpCode !== undefined && data.company(corpCode) === undefined) return sendText(res, 404, `no company ${corpCode}`);
+    const filing = data.publishFiling(corpCode === undefined ? {} : { corp_code: corpCode });
+    res.writeHead(201, { 'Content-Type': 'application/json;charset=UTF-8' });
+    res.end(JSON.stringify(filing));
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const query = Object.fromEntries(url.searchParams);
     requests.push({ path: url.pathname, query, at: new Date() });
 
+    if (url.pathname === CONTROL_FILINGS_PATH) return publishOnRequest(req, res);
     const endpoint = url.pathname.startsWith(PATH_PREFIX) ? url.pathname.slice(PATH_PREFIX.length) : '';
     if (!isEndpoint(endpoint)) return sendText(res, 404, 'Not Found');
     if (req.method !== 'GET') return sendText(res, 405, 'Method Not Allowed');
@@ -341,6 +369,9 @@ function sendStatus(res: ServerResponse, endpoint: Endpoint, answer: StatusAnswe
   }
   sendJson(res, { status: answer.status, message });
 }
+
+/** The sandbox's own control route (outside the disclosure system's API). */
+export const CONTROL_FILINGS_PATH = '/sandbox/filings';
 
 function sendJson(res: ServerResponse, body: object): void {
   res.writeHead(200, { 'Content-Type': 'application/json;charset=UTF-8' });

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -7,80 +6,10 @@ import { Client } from 'pg';
 import { type DartSandbox, startDartSandbox } from '../../local/dart-sandbox/dart-sandbox';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../local/embedded-postgres';
 import { eventually } from '../support/sandboxed-app';
+import { isRunning, type RunningServer, serverFixture, startServer, waitFor } from '../support/server-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
-const ROOT = path.resolve(__dirname, '../..');
 const FLEET_ADMIN_KEY = 'fleet-admin-key-that-is-long-enough-0123';
-
-interface RunningServer {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/**
- * `npm start` as a newcomer runs it (node scripts/start.js: build when stale,
- * embedded PostgreSQL in DATA_DIR), driven as a real process.
- */
-function startServer(env: Record<string, string>): RunningServer {
-  let output = '';
-  const child = spawn(process.execPath, ['scripts/start.js'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
-  return { child, output: () => output, exited };
-}
-
-/**
- * Whether a process runs. A stopped process whose parent has not reaped it yet (a
- * zombie: its state in /proc is Z) has exited, though `kill(pid, 0)` still finds it.
- */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(server: RunningServer, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const match = server.output().match(pattern);
-    if (match) return match;
-    if (server.child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`did not see ${pattern} in the server output:\n${server.output()}`);
-}
-
-/**
- * A DATA_DIR for the describe block (reachable by the embedded cluster's account) and
- * the servers it starts: whatever still runs afterwards is stopped, and the folder removed.
- */
-function serverFixture(prefix: string): { dataDir: () => string; running: RunningServer[] } {
-  let dataDir = '';
-  const running: RunningServer[] = [];
-  beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-    fs.chmodSync(dataDir, 0o755);
-  });
-  afterAll(async () => {
-    for (const server of running) {
-      if (server.child.exitCode === null && server.child.signalCode === null) {
-        server.child.kill('SIGINT');
-        await server.exited;
-      }
-    }
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-  return { dataDir: () => dataDir, running };
-}
 
 describe('the server process (npm start)', () => {
   const { dataDir, running } = serverFixture('briefing-start-');
