@@ -191,7 +191,7 @@ describe('DisabledPushSender', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('is off, says so once at start, and sends nothing', async () => {
-    const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    const log = jest.spyOn(Logger.prototype, 'debug').mockImplementation(() => undefined);
     const sender = new DisabledPushSender();
     sender.onModuleInit();
     expect(sender.enabled).toBe(false);

@@ -451,9 +451,11 @@ describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in production', () =>
   const PRODUCTION_ADMIN_KEY = 'a-production-admin-key-of-32-chars!';
   let t: SandboxedApp;
   let logged: jest.SpyInstance;
+  let debugged: jest.SpyInstance;
 
   beforeAll(async () => {
     logged = jest.spyOn(Logger.prototype, 'log');
+    debugged = jest.spyOn(Logger.prototype, 'debug');
     t = await startSandboxedApp({ sandbox: { filingsPerBusinessDay: 6 }, app: { env: { APP_ENV: 'production', ADMIN_KEY: PRODUCTION_ADMIN_KEY } } });
     await t.app.get(DisclosureMonitorService).pollOnce();
     await fanoutsDone(t.dataSource);
@@ -461,6 +463,7 @@ describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in production', () =>
   afterAll(async () => {
     await t?.close();
     logged.mockRestore();
+    debugged.mockRestore();
   });
 
   /** What the push loggers said (Nest's own lines, such as module and route names, have other contexts). */
@@ -469,8 +472,9 @@ describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in production', () =>
       .filter((_, i) => ['Push', PushDispatcher.name].includes((logged.mock.contexts[i] as { context?: string }).context ?? ''))
       .map(([line]) => String(line));
 
-  it('is off: said once at start, and a watched filing creates no deliveries', async () => {
-    expect(pushLines()).toEqual(['FIREBASE_SERVICE_ACCOUNT is not set: new-filing push notifications are off']);
+  it('is off: said once at start (at debug: the start summary says it at info), and a watched filing creates no deliveries', async () => {
+    expect(pushLines()).toEqual([]);
+    expect(debugged.mock.calls.map(([line]) => String(line))).toContain('FIREBASE_SERVICE_ACCOUNT is not set: new-filing push notifications are off');
 
     const corpCode = t.sandbox.control.companiesIn('Y')[0].corpCode;
     const user = await createUser(t.dataSource);
@@ -482,7 +486,7 @@ describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in production', () =>
     expect(await eventually(async () => (await fanoutOf(t.dataSource, filing.rcept_no))?.status === 'EXPANDED')).toBe(true);
     expect(await fanoutOf(t.dataSource, filing.rcept_no)).toEqual({ status: 'EXPANDED', deliveries: 0 });
     expect(await t.dataSource.query('SELECT * FROM push_deliveries')).toEqual([]);
-    expect(pushLines()).toHaveLength(1);
+    expect(pushLines()).toHaveLength(0);
   });
 
   it('has no message list: the route answers exactly as an unknown one, even with the admin key', async () => {
@@ -499,7 +503,7 @@ describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in local and dev: the
   let logged: jest.SpyInstance;
 
   beforeAll(async () => {
-    logged = jest.spyOn(Logger.prototype, 'log');
+    logged = jest.spyOn(Logger.prototype, 'debug');
     t = await startSandboxedApp({ sandbox: { filingsPerBusinessDay: 6 }, app: { env: { APP_ENV: 'dev' } } });
     await t.app.get(DisclosureMonitorService).pollOnce();
     await fanoutsDone(t.dataSource);
@@ -511,7 +515,7 @@ describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in local and dev: the
 
   const list = (query = '') => request(t.http).get(`/api/v1/admin/push/messages${query}`).set('X-Admin-Key', ADMIN_KEY);
 
-  it('says so once at start', () => {
+  it('says so once at start (at debug: the start summary says it at info)', () => {
     const lines = logged.mock.calls.filter((_, i) => (logged.mock.contexts[i] as { context?: string }).context === 'Push');
     expect(lines.map(([line]) => String(line))).toEqual([
       'FIREBASE_SERVICE_ACCOUNT is not set: new-filing pushes are RECORDED, not sent (GET /api/v1/admin/push/messages)',

@@ -16,6 +16,9 @@ class CapturedLog {
   warn(message: unknown): void {
     this.lines.push(`warn: ${String(message)}`);
   }
+  debug(message: unknown): void {
+    this.lines.push(`debug: ${String(message)}`);
+  }
 }
 
 describe('createAnalyzer', () => {
@@ -23,7 +26,7 @@ describe('createAnalyzer', () => {
     const log = new CapturedLog();
     const analyzer = createAnalyzer(loadConfig({}).ai, log);
     expect(analyzer).toBeInstanceOf(BuiltinAnalyzer);
-    expect(log.lines).toEqual([expect.stringMatching(/^log: analyzer: builtin \(extractive-v1\): no AI model is used/)]);
+    expect(log.lines).toEqual([expect.stringMatching(/^debug: analyzer: builtin \(extractive-v1\): no AI model is used/)]);
   });
 
   it('runs the OpenAI analyzer with the configured model and base URL, never logging the key', () => {

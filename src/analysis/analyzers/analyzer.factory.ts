@@ -8,7 +8,7 @@ import { OpenAiAnalyzer } from './openai.analyzer';
 /** The analyzer AI_PROVIDER names, announced in one log line (never with its key). */
 export function createAnalyzer(
   ai: AppConfig['ai'],
-  logger: Pick<LoggerService, 'log' | 'warn'> = new Logger('Analyzer'),
+  logger: Pick<LoggerService, 'log' | 'warn' | 'debug'> = new Logger('Analyzer'),
 ): Analyzer {
   switch (ai.provider) {
     case 'openai':
@@ -21,7 +21,8 @@ export function createAnalyzer(
       return new AnthropicAnalyzer(ai.anthropic);
     case 'builtin': {
       const analyzer = new BuiltinAnalyzer();
-      logger.log(
+      // Debug: the start summary already says so at info (src/config/startup-summary.ts).
+      logger.debug?.(
         `analyzer: builtin (${analyzer.model}): no AI model is used; analyses are extractive summaries of the filing text ` +
           '(set OPENAI_API_KEY or ANTHROPIC_API_KEY for model analyses)',
       );
