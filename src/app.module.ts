@@ -17,6 +17,7 @@ import { FleetModule } from './fleet/fleet.module';
 import { DisclosuresModule } from './disclosures/disclosures.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { createRootLogger } from './logging/root-logger';
 import { PushTokensModule } from './push-tokens/push-tokens.module';
 import { PushModule } from './push/push.module';
@@ -41,6 +42,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(logger),
         CommonModule,
+        MetricsModule,
         EventEmitterModule.forRoot(),
         ScheduleModule.forRoot(),
         HttpCacheModule,

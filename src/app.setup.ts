@@ -8,6 +8,8 @@ import { setupSwagger } from './common/http/swagger';
 import { createValidationPipe } from './common/http/validation.pipe';
 import type { AppConfig } from './config/app-config';
 import { ROOT_LOGGER } from './logging/logging.module';
+import { Metrics } from './metrics/metrics';
+import { recordRequestDuration } from './metrics/request-duration';
 import { QuietFrameworkLogger } from './logging/quiet-framework-logger';
 import { createRequestLogger, protectSecrets } from './logging/root-logger';
 import { RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
@@ -50,6 +52,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   const rootLogger = app.get<PinoLogger>(ROOT_LOGGER);
   protectSecrets(rootLogger, config);
   app.use(createRequestLogger(rootLogger));
+  app.use(recordRequestDuration(app.get(Metrics)));
   app.use(securityHeaders);
   const rateLimits = app.get(RateLimitMiddleware);
   app.use(rateLimits.general);

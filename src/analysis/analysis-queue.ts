@@ -58,6 +58,16 @@ export class AnalysisQueue {
     await manager.query('INSERT INTO analyses (rcept_no) SELECT unnest($1::text[])', [rceptNos]);
   }
 
+  /** Analyses waiting (PENDING) or in progress (PROCESSING), for the metrics; the partial indexes answer it. */
+  async depths(): Promise<Record<string, number>> {
+    const rows = await this.dataSource.query<{ status: string; n: number }[]>(
+      "SELECT status, count(*)::int AS n FROM analyses WHERE status IN ('PENDING', 'PROCESSING') GROUP BY status",
+    );
+    const depths: Record<string, number> = { PENDING: 0, PROCESSING: 0 };
+    for (const row of rows) depths[row.status] = row.n;
+    return depths;
+  }
+
   /** Claims the oldest claimable analysis for `worker`, or null when there is none. */
   async claim(worker: string): Promise<ClaimedAnalysis | null> {
     const now = this.clock.now();

@@ -6,6 +6,7 @@ import { InjectConfig } from '../config/config.module';
 import { DISCLOSURE_CREATED } from '../disclosures/disclosure-events';
 import { FleetInstances, type FleetInstance } from '../fleet/fleet-instances';
 import { FleetSignals } from '../fleet/fleet-signals';
+import { type AnalysisOutcome, Metrics } from '../metrics/metrics';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartError } from '../upstream/dart/dart.types';
 import { AnalysisQueue, type ClaimedAnalysis } from './analysis-queue';
@@ -64,7 +65,9 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     private readonly settings: SchedulerSettings,
     private readonly fleet: FleetInstances,
     private readonly signals: FleetSignals,
+    private readonly metrics: Metrics,
   ) {
+    metrics.sources.analysisQueue = () => this.queue.depths();
     this.pool = new WorkerPool<ClaimedAnalysis>({
       name: 'analysis',
       concurrency: config.ai.concurrency,
@@ -180,6 +183,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
 
   /** One attempt at one filing: document → text → analyzer → stored result. */
   private async process(job: ClaimedAnalysis): Promise<void> {
+    const startedAt = performance.now();
     try {
       const zip = await this.dart.document(job.rceptNo, 'analysisDocument');
       const { text } = await extractDocumentText(zip, job.rceptNo);
@@ -197,11 +201,17 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
         this.logger.warn(`analysis of ${job.rceptNo} finished after its lease was taken over; result dropped`);
       } else {
         this.logger.debug(`analysis of ${job.rceptNo} completed`);
+        this.count('completed');
+        this.metrics.analysisDuration.observe({ analyzer: this.analyzer.provider }, (performance.now() - startedAt) / 1000);
       }
     } catch (error) {
       this.lastError = `${job.rceptNo}: ${describe(error)}`;
       await this.recordFailure(job, error);
     }
+  }
+
+  private count(outcome: AnalysisOutcome): void {
+    this.metrics.analyses.inc({ outcome, analyzer: this.analyzer.provider });
   }
 
   private async recordFailure(job: ClaimedAnalysis, error: unknown): Promise<void> {
@@ -210,22 +220,26 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     // a request it refuses): asking again cannot help.
     if (error instanceof DartError && (error.kind === 'missing' || error.kind === 'request')) {
       await this.queue.markUnavailable(this.workerId, job.rceptNo, reason);
+      this.count('unavailable');
       this.logger.warn(`analysis of ${job.rceptNo}: no usable document (${reason}); UNAVAILABLE`);
       return;
     }
     // The budget is spent or busy (020 included): the filing is fine, so the attempt is given back.
     if (error instanceof DartError && error.kind === 'budget') {
       await this.queue.postpone(this.workerId, job.rceptNo, error.retryAfterMs ?? CONFIGURATION_RETRY_MS, reason);
+      this.count('postponed');
       this.logger.warn(`analysis of ${job.rceptNo} postponed until the disclosure-system budget allows: ${reason}`);
       return;
     }
     const ours = (error instanceof DartError && error.kind === 'configuration') || (error instanceof AnalyzerError && !error.transient);
     if (ours) {
       await this.queue.postpone(this.workerId, job.rceptNo, CONFIGURATION_RETRY_MS, reason);
+      this.count('postponed');
       this.logger.error(`analysis of ${job.rceptNo} postponed: ${reason}`);
       return;
     }
     const outcome = await this.queue.fail(this.workerId, job, reason);
+    this.count('failed');
     this.logger.warn(`analysis of ${job.rceptNo} attempt ${job.attempts} failed (${reason}); now ${outcome ?? 'taken over'}`);
   }
 }

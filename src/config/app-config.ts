@@ -6,6 +6,7 @@ import { authConfig, type AuthConfig } from '../auth/auth.config';
 import { databaseConfig, type DatabaseConfig } from '../database/database.config';
 import { fleetConfig, type FleetConfig } from '../fleet/fleet.config';
 import { loggingConfig, type LoggingConfig } from '../logging/logging.config';
+import { metricsConfig, type MetricsConfig } from '../metrics/metrics.config';
 import { pushConfig, type PushConfig } from '../push/push.config';
 import { rateLimitConfig, type RateLimitConfig } from '../rate-limit/rate-limit.config';
 import { subscriptionsConfig, type SubscriptionsConfig } from '../subscriptions/subscriptions.config';
@@ -36,7 +37,8 @@ export interface AppConfig
     AttestationConfig,
     PushConfig,
     RateLimitConfig,
-    LoggingConfig {
+    LoggingConfig,
+    MetricsConfig {
   appEnv: AppEnv;
   dart: DartConfig;
   ai: AnalysisConfig;
@@ -82,5 +84,6 @@ export function readConfig(read: EnvReader): AppConfig {
     admob: adsConfig(read),
     subscriptions: subscriptionsConfig(read),
     ...loggingConfig(read),
+    ...metricsConfig(read, environment),
   };
 }

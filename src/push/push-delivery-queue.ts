@@ -101,6 +101,12 @@ export class PushDeliveryQueue {
     });
   }
 
+  /** What is not yet handed to the sender: fan-outs to expand and deliveries pending, for the metrics. */
+  async backlog(): Promise<Record<string, number>> {
+    const [{ n }] = await this.dataSource.query<{ n: number }[]>("SELECT count(*)::int AS n FROM push_deliveries WHERE status = 'PENDING'");
+    return { fanouts: await this.outbox.pendingCount(this.dataSource.manager), deliveries: n };
+  }
+
   /**
    * Claims up to `limit` deliveries that are due for `worker`: SENDING, one more
    * attempt, under a lease. New deliveries first (oldest first), then retries whose

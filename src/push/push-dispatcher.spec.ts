@@ -1,3 +1,4 @@
+import { Metrics } from '../metrics/metrics';
 import { Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { loadConfig } from '../config/app-config';
@@ -59,9 +60,11 @@ describe('PushDispatcher', () => {
   const now = Date.parse('2026-11-20T01:00:00Z');
   let queue: InMemoryQueue;
   let dispatcher: PushDispatcher | undefined;
+  let metrics: Metrics;
 
   beforeEach(() => {
     queue = new InMemoryQueue();
+    metrics = new Metrics();
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   });
@@ -77,6 +80,7 @@ describe('PushDispatcher', () => {
       queue as unknown as PushDeliveryQueue,
       sender,
       new StoppedClock(now),
+      metrics,
     );
     dispatcher.start();
     return dispatcher;
@@ -103,6 +107,23 @@ describe('PushDispatcher', () => {
     expect(queue.recorded).toHaveLength(1700);
     expect(queue.recorded.every((outcome) => outcome.status === 'SENT')).toBe(true);
     expect(queue.claims.every((limit) => limit === 500)).toBe(true);
+    expect((await metrics.pushMessages.get()).values).toEqual([{ labels: { outcome: 'sent' }, value: 1700 }]);
+  });
+
+  it('counts each message by the outcome the sender gave it', async () => {
+    queue.due = deliveries(4);
+    const sender = new RecordingPushSender();
+    const failures = ['unregistered', 'transient', 'rejected'] as const;
+    sender.answerEach((message) => {
+      const i = Number(message.token.slice('token-'.length));
+      return i === 0 ? { ok: true } : { ok: false, failure: failures[i - 1], error: failures[i - 1] };
+    });
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+
+    await start(sender).drain();
+
+    const counted = (await metrics.pushMessages.get()).values.map(({ labels, value }) => [labels.outcome, value]);
+    expect(counted.sort()).toEqual([['rejected', 1], ['sent', 1], ['transient', 1], ['unregistered', 1]]);
   });
 
   it('puts a whole batch back with backoff when the sender throws', async () => {

@@ -4,6 +4,7 @@ import { Clock } from '../common/clock';
 import { WorkerPool } from '../common/worker-pool/worker-pool';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import { Metrics, type PushOutcome } from '../metrics/metrics';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent } from '../disclosures/disclosure-events';
 import { newFilingMessage } from './new-filing-message';
 import { type ClaimedDelivery, planOutcome, PushDeliveryQueue } from './push-delivery-queue';
@@ -29,7 +30,9 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
     private readonly queue: PushDeliveryQueue,
     private readonly sender: PushSender,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
   ) {
+    metrics.sources.pushBacklog = () => this.queue.backlog();
     this.pool = new WorkerPool<ClaimedDelivery[]>({
       name: 'push',
       concurrency: config.push.concurrency,
@@ -123,6 +126,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
       const failed: PushSendResult = { ok: false, failure: 'transient', error: `push sender failed: ${describe(error)}` };
       results = messages.map(() => failed);
     }
+    for (const result of results) this.metrics.pushMessages.inc({ outcome: outcomeOf(result) });
     const now = this.clock.nowMs();
     const outcomes = batch.map((delivery, i) => ({
       rceptNo: delivery.rceptNo,
@@ -142,6 +146,10 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
       );
     }
   }
+}
+
+function outcomeOf(result: PushSendResult): PushOutcome {
+  return result.ok ? 'sent' : result.failure;
 }
 
 function describe(error: unknown): string {

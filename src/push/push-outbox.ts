@@ -34,6 +34,12 @@ export class PushOutbox {
     return fanout ? { rceptNo: fanout.rcept_no, corpCode: fanout.corp_code } : null;
   }
 
+  /** Fan-outs not yet expanded, for the metrics. */
+  async pendingCount(manager: EntityManager): Promise<number> {
+    const [{ n }] = await manager.query<{ n: number }[]>("SELECT count(*)::int AS n FROM push_fanouts WHERE status = 'PENDING'");
+    return n;
+  }
+
   async markExpanded(manager: EntityManager, rceptNo: string, deliveries: number, expandedAt: Date): Promise<void> {
     await manager.getRepository(PushFanoutEntity).update({ rceptNo }, { status: 'EXPANDED', deliveries, expandedAt });
   }

@@ -2,6 +2,8 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { defer, lastValueFrom, type Observable } from 'rxjs';
+import { Metrics } from '../../metrics/metrics';
+import { NO_ROUTE } from '../../metrics/request-duration';
 import { HTTP_CACHE_POLICY, type HttpCachePolicy } from './http-cache-policy';
 import type { StoredFailure } from './http-cache-store';
 import { HttpCacheService } from './http-cache.service';
@@ -29,6 +31,7 @@ export class HttpCacheInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     private readonly cache: HttpCacheService,
+    private readonly metrics: Metrics,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -44,9 +47,14 @@ export class HttpCacheInterceptor implements NestInterceptor {
     const res = http.getResponse<Response>();
 
     return defer(async () => {
-      const outcome = await this.cache.answer(req.originalUrl, policy, () =>
-        lastValueFrom(next.handle(), { defaultValue: undefined }),
-      );
+      // A miss runs the handler; a hit (or joining another request's run) does not.
+      let ranHandler = false;
+      const outcome = await this.cache.answer(req.originalUrl, policy, () => {
+        ranHandler = true;
+        return lastValueFrom(next.handle(), { defaultValue: undefined });
+      });
+      const route = (req.route as { path?: string } | undefined)?.path ?? NO_ROUTE;
+      this.metrics.httpCacheRequests.inc({ route, result: ranHandler ? 'miss' : 'hit' });
       res.setHeader('Cache-Control', cacheControlFor(outcome.maxAgeSeconds));
       if (!outcome.ok) {
         if (outcome.rememberAnswer) rememberErrorAnswer(res, outcome.rememberAnswer);

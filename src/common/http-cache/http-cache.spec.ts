@@ -18,6 +18,7 @@ import { AppError } from '../errors/app-error';
 import { HttpCache } from './http-cache.decorator';
 import { HttpCacheModule } from './http-cache.module';
 import { HttpCacheService } from './http-cache.service';
+import { Metrics } from '../../metrics/metrics';
 
 /** A clock the test moves by hand. */
 class ManualClock extends Clock {
@@ -133,6 +134,7 @@ describe('HTTP cache', () => {
     const moduleRef = await Test.createTestingModule({
       imports: [HttpCacheModule],
       controllers: [ProbeController, ClassWideController],
+      providers: [Metrics],
     })
       .overrideProvider(Clock)
       .useValue(clock)

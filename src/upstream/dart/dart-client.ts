@@ -38,6 +38,8 @@ export interface DartClientOptions {
   /** Source of the retry jitter, in [0, 1). */
   random?: () => number;
   logger?: Pick<LoggerService, 'warn' | 'error'>;
+  /** Told the result of every HTTP attempt (the metrics); a DartError's kind, or `ok`. */
+  onAttempt?: (endpoint: string, result: 'ok' | DartError['kind']) => void;
   /** Where corpCode.xml is downloaded to before it is read; the OS temp directory by default. */
   tempDir?: string;
   /** The largest document.xml answer accepted, in bytes; DOCUMENT_LIMIT_BYTES by default. */
@@ -304,6 +306,17 @@ export class DartClient {
   }
 
   private async attempt<T>(endpoint: string, url: URL, read: (response: Response) => Promise<T>): Promise<T> {
+    try {
+      const answer = await this.fetchAndRead(endpoint, url, read);
+      this.options.onAttempt?.(endpoint, 'ok');
+      return answer;
+    } catch (error) {
+      this.options.onAttempt?.(endpoint, error instanceof DartError ? error.kind : 'transient');
+      throw error;
+    }
+  }
+
+  private async fetchAndRead<T>(endpoint: string, url: URL, read: (response: Response) => Promise<T>): Promise<T> {
     // One deadline for the headers and the whole body: a stalled download must end too.
     const signal = AbortSignal.timeout(this.config.timeoutMs);
     try {

@@ -6,6 +6,8 @@ import { loadConfig } from '../../config/app-config';
 import { ConfigModule } from '../../config/config.module';
 import { DartClient } from './dart-client';
 import { DartModule } from './dart.module';
+import { Metrics } from '../../metrics/metrics';
+import { MetricsModule } from '../../metrics/metrics.module';
 
 describe('DartModule', () => {
   let sandbox: DartSandbox;
@@ -22,7 +24,7 @@ describe('DartModule', () => {
       DART_REQUESTS_PER_DAY: '7',
       DART_BUDGET_STORE: 'memory',
     });
-    const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(config), CommonModule, DartModule] })
+    const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(config), CommonModule, MetricsModule, DartModule] })
       .overrideProvider(Clock)
       .useValue({ now: () => new Date('2026-03-10T14:59:59Z') })
       .compile();
@@ -34,6 +36,8 @@ describe('DartModule', () => {
       await expect(client.company(listed.corpCode, 'companyRead')).resolves.toMatchObject({ corp_code: listed.corpCode, corp_cls: 'Y' });
       expect(sandbox.control.requests.at(-1)?.query.crtfc_key).toBe(sandbox.apiKey);
       expect(client.budgetStatus()).toMatchObject({ dailyLimit: 7, usedToday: 1, exhaustedUntil: null });
+      const counted = await moduleRef.get(Metrics).upstreamRequests.get();
+      expect(counted.values).toEqual([{ labels: { endpoint: 'company.json', result: 'ok' }, value: 1 }]);
     } finally {
       await moduleRef.close();
     }

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { Metrics } from '../../metrics/metrics';
 import { type DartBudget, LocalDartBudget } from './dart-budget';
 import { DartClient } from './dart-client';
 import { PostgresDartBudget } from './postgres-dart-budget';
@@ -36,9 +37,18 @@ export const DART_BUDGET = Symbol('DART_BUDGET');
     },
     {
       provide: DartClient,
-      useFactory: (config: AppConfig, clock: Clock, time: TimeSource, budget: DartBudget) =>
-        new DartClient(config.dart, { now: time.now, sleep: time.sleep, wallClock: () => clock.now(), budget }),
-      inject: [APP_CONFIG, Clock, DART_BUDGET_TIME, DART_BUDGET],
+      useFactory: (config: AppConfig, clock: Clock, time: TimeSource, budget: DartBudget, metrics: Metrics) => {
+        metrics.sources.dartBudget = () => {
+          const status = budget.status();
+          return {
+            minuteLeft: Math.max(0, status.minuteLimit - status.usedLastMinute),
+            dayLeft: status.exhaustedUntil === null ? Math.max(0, status.dailyLimit - status.usedToday) : 0,
+          };
+        };
+        const onAttempt = (endpoint: string, result: string) => metrics.upstreamRequests.inc({ endpoint, result });
+        return new DartClient(config.dart, { now: time.now, sleep: time.sleep, wallClock: () => clock.now(), budget, onAttempt });
+      },
+      inject: [APP_CONFIG, Clock, DART_BUDGET_TIME, DART_BUDGET, Metrics],
     },
   ],
   exports: [DartClient],

@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type AnalysisOutcome = 'completed' | 'unavailable' | 'failed' | 'postponed';
+export type PushOutcome = 'sent' | 'unregistered' | 'transient' | 'rejected';
+export type UpstreamResult = 'ok' | 'transient' | 'request' | 'budget' | 'configuration' | 'missing';
+
+/** What a scrape asks the database for (queue depths, backlog, pool): set by the features that own them. */
+export interface ScrapeSources {
+  analysisQueue?: () => Promise<Record<string, number>>;
+  pushBacklog?: () => Promise<Record<string, number>>;
+  databasePool?: () => { inUse: number; idle: number; waiting: number };
+  dartBudget?: () => { minuteLeft: number; dayLeft: number };
+}
+
+/**
+ * The service's Prometheus metrics: one Registry per application instance (several
+ * apps share a process in tests, so never prom-client's global registry). Counters and
+ * histograms are recorded where things happen; gauges that need the database are read
+ * only when scraped, so a request pays nothing for them. docs/metrics.md lists them.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+  readonly sources: ScrapeSources = {};
+
+  readonly httpRequestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests by method, route template and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  readonly httpCacheRequests = new Counter({
+    name: 'http_cache_requests_total',
+    help: 'Cached routes answered from the cache (hit) or by running the handler (miss), by route template',
+    labelNames: ['route', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly analyses = new Counter({
+    name: 'analyses_total',
+    help: 'Analysis attempts by outcome and analyzer',
+    labelNames: ['outcome', 'analyzer'] as const,
+    registers: [this.registry],
+  });
+
+  readonly analysisDuration = new Histogram({
+    name: 'analysis_duration_seconds',
+    help: 'Time from claiming a filing to its recorded analysis (document, text, analyzer), by analyzer',
+    labelNames: ['analyzer'] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160],
+    registers: [this.registry],
+  });
+
+  readonly pushMessages = new Counter({
+    name: 'push_messages_total',
+    help: 'Push messages handed to the sender, by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly upstreamRequests = new Counter({
+    name: 'dart_requests_total',
+    help: 'Disclosure-system HTTP attempts by endpoint and result',
+    labelNames: ['endpoint', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const sources = this.sources;
+    new Gauge({
+      name: 'analysis_queue_depth',
+      help: 'Analyses waiting or in progress, by status',
+      labelNames: ['status'] as const,
+      registers: [this.registry],
+      async collect() {
+        const depths = (await sources.analysisQueue?.()) ?? {};
+        this.reset();
+        for (const [status, count] of Object.entries(depths)) this.set({ status }, count);
+      },
+    });
+    new Gauge({
+      name: 'push_outbox_backlog',
+      help: 'New-filing pushes not yet handed to the sender: fan-outs to expand and deliveries pending',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      async collect() {
+        const backlog = (await sources.pushBacklog?.()) ?? {};
+        this.reset();
+        for (const [kind, count] of Object.entries(backlog)) this.set({ kind }, count);
+      },
+    });
+    new Gauge({
+      name: 'dart_budget_remaining',
+      help: 'Disclosure-system calls left in the rolling minute and the KST day',
+      labelNames: ['window'] as const,
+      registers: [this.registry],
+      collect() {
+        const budget = sources.dartBudget?.();
+        if (!budget) return;
+        this.set({ window: 'minute' }, budget.minuteLeft);
+        this.set({ window: 'day' }, budget.dayLeft);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_connections',
+      help: "This instance's database pool connections, in use or idle",
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const pool = sources.databasePool?.();
+        if (!pool) return;
+        this.set({ state: 'in_use' }, pool.inUse);
+        this.set({ state: 'idle' }, pool.idle);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_waiting_requests',
+      help: 'Queries of this instance waiting for a free pool connection',
+      registers: [this.registry],
+      collect() {
+        const pool = sources.databasePool?.();
+        if (pool) this.set(pool.waiting);
+      },
+    });
+  }
+}
