@@ -1,11 +1,11 @@
 import { applyDecorators, CanActivate, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
-import { ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AppError } from '../common/errors/app-error';
-import { ErrorBody } from '../common/errors/error-body';
 import { secretsEqual } from '../common/secrets-equal';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import { ApiErrors } from '../common/http/api-errors';
 
 /**
  * Operator routes: `X-Admin-Key` must equal ADMIN_KEY (compared by `secretsEqual`,
@@ -34,6 +34,6 @@ export function AdminOnly(): MethodDecorator & ClassDecorator {
   return applyDecorators(
     UseGuards(AdminKeyGuard),
     ApiSecurity('admin-key'),
-    ApiUnauthorizedResponse({ type: ErrorBody, description: 'Missing or wrong X-Admin-Key, or ADMIN_KEY unset' }),
+    ApiErrors({ UNAUTHORIZED: 'X-Admin-Key missing or wrong, or ADMIN_KEY unset (the admin API is off)' }),
   );
 }

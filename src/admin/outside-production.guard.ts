@@ -1,10 +1,9 @@
 import { applyDecorators, CanActivate, ExecutionContext, Injectable, NotFoundException, UseGuards } from '@nestjs/common';
-import { ApiNotFoundResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ErrorBody } from '../common/errors/error-body';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { AdminOnly } from './admin-key.guard';
+import { ApiErrors } from '../common/http/api-errors';
 
 /**
  * Routes for trying the service (recorded pushes, a tier set by hand): in production
@@ -28,6 +27,6 @@ export function AdminOnlyOutsideProduction(): MethodDecorator & ClassDecorator {
     // Guards run in the order they are added: the 404 comes before the key's 401.
     UseGuards(OutsideProductionGuard),
     AdminOnly(),
-    ApiNotFoundResponse({ type: ErrorBody, description: 'In production: the route does not exist there' }),
+    ApiErrors({ NOT_FOUND: 'in production: the route does not exist there' }),
   );
 }

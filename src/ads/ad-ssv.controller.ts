@@ -1,18 +1,15 @@
 import { applyDecorators, Controller, Get, Header, Req } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
-  ApiForbiddenResponse,
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
   ApiQuery,
-  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ErrorBody } from '../common/errors/error-body';
 import { AdRewardCallbackService } from './ad-reward-callback.service';
 import { rawQueryOf } from './ssv-callback';
+import { ApiErrors } from '../common/http/api-errors';
 
 export class AdRewardCallbackResponse {
   @ApiProperty({ description: 'True when this callback granted the reward; false for a repeat of a granted transaction' })
@@ -56,12 +53,14 @@ export class AdSsvController {
   })
   @ApiSsvQuery()
   @ApiOkResponse({ type: AdRewardCallbackResponse })
-  @ApiBadRequestResponse({
-    type: ErrorBody,
-    description: 'Malformed (AD_CALLBACK_INVALID), stale (AD_CALLBACK_EXPIRED), foreign ad unit (AD_UNIT_NOT_ALLOWED), unknown user (AD_USER_UNKNOWN)',
+  @ApiErrors({
+    AD_CALLBACK_INVALID: 'the query is malformed (a parameter missing or not a number)',
+    AD_CALLBACK_EXPIRED: 'the reward is more than an hour old',
+    AD_UNIT_NOT_ALLOWED: 'the ad unit is not one of ADMOB_AD_UNIT_IDS',
+    AD_USER_UNKNOWN: 'user_id names no user',
+    AD_SIGNATURE_INVALID: 'the signature is missing or wrong, or key_id is unknown',
+    AD_VERIFIER_KEYS_UNAVAILABLE: "the ad network's verifier keys could not be fetched",
   })
-  @ApiForbiddenResponse({ type: ErrorBody, description: 'Missing or bad signature, or unknown key_id (AD_SIGNATURE_INVALID)' })
-  @ApiServiceUnavailableResponse({ type: ErrorBody, description: 'Verifier keys unavailable (AD_VERIFIER_KEYS_UNAVAILABLE)' })
   async callback(@Req() req: Request): Promise<AdRewardCallbackResponse> {
     // The signature covers the bytes as sent: take them from the raw URL, never from the parsed query.
     return this.callbacks.handle(rawQueryOf(req.originalUrl));

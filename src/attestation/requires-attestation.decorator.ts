@@ -1,7 +1,7 @@
 import { applyDecorators, UseGuards } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiHeader } from '@nestjs/swagger';
-import { ErrorBody } from '../common/errors/error-body';
+import { ApiHeader } from '@nestjs/swagger';
 import { APP_CHECK_HEADER, AttestationGuard, WORKER_SECRET_HEADER } from './attestation.guard';
+import { ApiErrors } from '../common/http/api-errors';
 
 /**
  * The route needs device attestation: sets the guard and the OpenAPI header docs
@@ -23,9 +23,9 @@ export function RequiresAttestation(): MethodDecorator & ClassDecorator {
       required: false,
       description: 'Shared secret of the web server worker, accepted instead of an App Check token',
     }),
-    ApiForbiddenResponse({
-      type: ErrorBody,
-      description: 'Device attestation missing (ATTESTATION_REQUIRED) or not accepted (ATTESTATION_FAILED)',
+    ApiErrors({
+      ATTESTATION_REQUIRED: 'neither an App Check token nor the web worker secret was sent',
+      ATTESTATION_FAILED: 'the App Check token or the worker secret was not accepted',
     }),
   );
 }

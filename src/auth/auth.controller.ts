@@ -1,25 +1,28 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiServiceUnavailableResponse,
   ApiTags,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { AppError } from '../common/errors/app-error';
-import { ErrorBody } from '../common/errors/error-body';
 import { UsersRepository } from '../users/users.repository';
 import { AuthService } from './auth.service';
 import { Authenticated, CurrentUser } from './authenticated.decorator';
 import { AccessTokenSignInRequest, IdTokenSignInRequest, MeResponse, SignInResponse } from './dto/sign-in.dto';
 import type { AuthenticatedUser } from './jwt.strategy';
+import { ApiErrors } from '../common/http/api-errors';
+
+/** What the OpenID sign-ins answer besides the token. */
+const ID_TOKEN_SIGN_IN_ERRORS = {
+  VALIDATION_FAILED: '`id_token` missing or not a string',
+  IDENTITY_REJECTED: 'the identity token is invalid, expired, or for another audience',
+  PROVIDER_NOT_CONFIGURED: "the provider's audience is not configured",
+  PROVIDER_UNAVAILABLE: "the provider's signing keys could not be fetched",
+} as const;
 
 @ApiTags('auth')
-@ApiTooManyRequestsResponse({ type: ErrorBody, description: 'Rate limited; see Retry-After' })
 @Controller('api/v1/auth')
 export class AuthController {
   constructor(
@@ -31,8 +34,7 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Sign in with an access token of the first identity provider' })
   @ApiOkResponse({ type: SignInResponse })
-  @ApiBadRequestResponse({ type: ErrorBody, description: '`access_token` missing' })
-  @ApiUnauthorizedResponse({ type: ErrorBody, description: 'The provider rejected the token' })
+  @ApiErrors({ VALIDATION_FAILED: '`access_token` missing or not a string', IDENTITY_REJECTED: 'the provider rejected the token, or could not be asked' })
   async signInIdp1(@Body() body: AccessTokenSignInRequest): Promise<SignInResponse> {
     return { token: await this.auth.signInWithAccessToken(body.access_token) };
   }
@@ -41,9 +43,7 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Sign in with an OpenID Connect identity token of the second provider' })
   @ApiOkResponse({ type: SignInResponse })
-  @ApiBadRequestResponse({ type: ErrorBody, description: '`id_token` missing' })
-  @ApiUnauthorizedResponse({ type: ErrorBody, description: 'Invalid or expired identity token' })
-  @ApiServiceUnavailableResponse({ type: ErrorBody, description: 'Provider not configured or its keys unreachable' })
+  @ApiErrors(ID_TOKEN_SIGN_IN_ERRORS)
   async signInIdp2(@Body() body: IdTokenSignInRequest): Promise<SignInResponse> {
     return { token: await this.auth.signInWithIdToken('idp2', body.id_token) };
   }
@@ -52,9 +52,7 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Sign in with an OpenID Connect identity token of the third provider' })
   @ApiOkResponse({ type: SignInResponse })
-  @ApiBadRequestResponse({ type: ErrorBody, description: '`id_token` missing' })
-  @ApiUnauthorizedResponse({ type: ErrorBody, description: 'Invalid or expired identity token' })
-  @ApiServiceUnavailableResponse({ type: ErrorBody, description: 'Provider not configured or its keys unreachable' })
+  @ApiErrors(ID_TOKEN_SIGN_IN_ERRORS)
   async signInIdp3(@Body() body: IdTokenSignInRequest): Promise<SignInResponse> {
     return { token: await this.auth.signInWithIdToken('idp3', body.id_token) };
   }
@@ -73,7 +71,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Delete the account and all of its data' })
   @ApiHeader({ name: 'X-Confirm-Withdraw', required: true, description: 'Must be `yes`' })
   @ApiNoContentResponse({ description: 'The account and its data are deleted' })
-  @ApiBadRequestResponse({ type: ErrorBody, description: '`X-Confirm-Withdraw: yes` missing' })
+  @ApiErrors({ WITHDRAW_NOT_CONFIRMED: '`X-Confirm-Withdraw: yes` missing' })
   async withdraw(
     @CurrentUser() user: AuthenticatedUser,
     @Headers('x-confirm-withdraw') confirmation: string | undefined,

@@ -1,16 +1,16 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ErrorBody } from '../common/errors/error-body';
 import { JwtAuthGuard } from './jwt-auth.guard';
 import type { AuthenticatedUser } from './jwt.strategy';
+import { ApiErrors } from '../common/http/api-errors';
 
 /** The route needs a signed-in user: sets the guard and the OpenAPI security together. */
 export function Authenticated(): MethodDecorator & ClassDecorator {
   return applyDecorators(
     UseGuards(JwtAuthGuard),
     ApiBearerAuth('jwt'),
-    ApiUnauthorizedResponse({ type: ErrorBody, description: 'Missing, invalid or expired token' }),
+    ApiErrors({ UNAUTHORIZED: 'the bearer token is missing, invalid or expired, or its account no longer exists' }),
   );
 }
 

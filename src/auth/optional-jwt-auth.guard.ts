@@ -1,11 +1,11 @@
 import { applyDecorators, type ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AppError } from '../common/errors/app-error';
-import { ErrorBody } from '../common/errors/error-body';
 import { sendsNoCredentials } from './bearer-token';
 import type { AuthenticatedUser } from './jwt.strategy';
+import { ApiErrors } from '../common/http/api-errors';
 
 /**
  * Anonymous callers (no Authorization header) pass with no user; a caller who
@@ -32,6 +32,6 @@ export function OptionalAuthentication(): MethodDecorator & ClassDecorator {
   return applyDecorators(
     UseGuards(OptionalJwtAuthGuard),
     ApiBearerAuth('jwt'),
-    ApiUnauthorizedResponse({ type: ErrorBody, description: 'A token was sent but is invalid or expired' }),
+    ApiErrors({ UNAUTHORIZED: 'a bearer token was sent but is invalid or expired' }),
   );
 }

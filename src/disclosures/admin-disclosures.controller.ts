@@ -1,17 +1,13 @@
 import { Controller, Get, HttpCode, HttpStatus, Logger, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
-  ApiBadRequestResponse,
   ApiCreatedResponse,
-  ApiInternalServerErrorResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { AdminOnly } from '../admin/admin-key.guard';
 import { AppError } from '../common/errors/app-error';
-import { ErrorBody } from '../common/errors/error-body';
 import { upstreamBusy } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { DartError } from '../upstream/dart/dart.types';
@@ -24,6 +20,7 @@ import {
   FetchDisclosuresQuery,
   FetchDisclosuresResponse,
 } from './dto/admin-disclosures.dto';
+import { ApiErrors } from '../common/http/api-errors';
 
 @ApiTags('admin')
 @AdminOnly()
@@ -40,9 +37,12 @@ export class AdminDisclosuresController {
   @Post('disclosures/fetch')
   @ApiOperation({ summary: 'Fetch one page of filings from the disclosure system and store the new ones' })
   @ApiCreatedResponse({ type: FetchDisclosuresResponse })
-  @ApiBadRequestResponse({ type: ErrorBody, description: 'A date is missing or invalid' })
-  @ApiInternalServerErrorResponse({ type: ErrorBody, description: 'The upstream call or the save failed' })
-  @ApiServiceUnavailableResponse({ type: ErrorBody, description: 'UPSTREAM_BUSY: the daily allowance is spent (with Retry-After)' })
+  @ApiErrors({
+    VALIDATION_FAILED: 'a date is missing or invalid, endDate before beginDate, or a bad corpCode or page',
+    UPSTREAM_FAILED: 'the disclosure system answered an error, or the save failed',
+    UPSTREAM_UNAVAILABLE: 'the disclosure system did not answer',
+    UPSTREAM_BUSY: 'the daily allowance is spent (with Retry-After)',
+  })
   async fetch(@Query() query: FetchDisclosuresQuery): Promise<FetchDisclosuresResponse> {
     let page;
     try {
@@ -81,7 +81,7 @@ export class AdminDisclosuresController {
     description: 'One backfill at a time in the whole fleet; it is executed by the instance leading the backfill job and survives restarts.',
   })
   @ApiAcceptedResponse({ type: BackfillStartedResponse })
-  @ApiBadRequestResponse({ type: ErrorBody, description: 'A date is missing or invalid, or a backfill is running' })
+  @ApiErrors({ VALIDATION_FAILED: 'a date is missing or invalid, or delayMs out of range', BACKFILL_RUNNING: 'a backfill is already running (on any instance)' })
   async startBackfill(@Query() query: BackfillQuery): Promise<BackfillStartedResponse> {
     await this.backfill.start(query.fromDate, query.toDate, query.delayMs);
     return { message: 'Backfill started', fromDate: query.fromDate, toDate: query.toDate };

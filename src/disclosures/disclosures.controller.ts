@@ -1,12 +1,12 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppError } from '../common/errors/app-error';
-import { ErrorBody } from '../common/errors/error-body';
 import { RceptNoPipe } from '../common/http/path-parameter.pipes';
 import { HttpCache } from '../common/http-cache/http-cache.decorator';
 import { DisclosureView } from './disclosure.view';
 import { DisclosuresService } from './disclosures.service';
 import { clamp, LimitQuery, ListDisclosuresQuery } from './dto/list-disclosures.dto';
+import { ApiErrors } from '../common/http/api-errors';
 
 @ApiTags('disclosures')
 @Controller('api/v1/disclosures')
@@ -17,6 +17,7 @@ export class DisclosuresController {
   @HttpCache({ ttlSeconds: 30 })
   @ApiOperation({ summary: 'The newest filings (limit default 10, at most 50)' })
   @ApiOkResponse({ type: [DisclosureView] })
+  @ApiErrors({ VALIDATION_FAILED: 'limit is not an integer' })
   recent(@Query() query: LimitQuery): Promise<DisclosureView[]> {
     return this.disclosures.recent(clamp(query.limit, 10, 1, 50));
   }
@@ -25,8 +26,7 @@ export class DisclosuresController {
   @HttpCache({ ttlSeconds: 300 })
   @ApiOperation({ summary: 'One filing (metadata only)' })
   @ApiOkResponse({ type: DisclosureView })
-  @ApiBadRequestResponse({ type: ErrorBody, description: 'rceptNo is not 14 digits' })
-  @ApiNotFoundResponse({ type: ErrorBody })
+  @ApiErrors({ VALIDATION_FAILED: 'rceptNo is not 14 digits', NOT_FOUND: 'no such filing is stored' })
   async findOne(@Param('rceptNo', RceptNoPipe) rceptNo: string): Promise<DisclosureView> {
     const disclosure = await this.disclosures.findOne(rceptNo);
     if (!disclosure) throw new AppError('NOT_FOUND', `No filing ${rceptNo}`);
@@ -42,7 +42,7 @@ export class DisclosuresController {
       'or `hasSummary=true` (limit default 20, max 20; combinable with `corpCode`). Newest first.',
   })
   @ApiOkResponse({ type: [DisclosureView] })
-  @ApiBadRequestResponse({ type: ErrorBody, description: 'No filter, or a bad value' })
+  @ApiErrors({ VALIDATION_FAILED: 'no filter, a bad value, or a date range without both ends' })
   list(@Query() query: ListDisclosuresQuery): Promise<DisclosureView[]> {
     const withSummary = query.hasSummary === 'true';
     const hasRange = query.beginDate !== undefined || query.endDate !== undefined;

@@ -1,12 +1,12 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { AppError } from '../common/errors/app-error';
-import { ErrorBody } from '../common/errors/error-body';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../database/database-errors';
 import { missingRequiredSettings } from './required-settings';
+import { ApiErrors } from '../common/http/api-errors';
 
 @ApiTags('health')
 @Controller('health')
@@ -32,11 +32,9 @@ export class HealthController {
   @HealthCheck()
   @ApiOperation({ summary: 'Readiness: the database answers, and in production every required upstream setting is present' })
   @ApiOkResponse({ description: 'Ready' })
-  @ApiServiceUnavailableResponse({
-    type: ErrorBody,
-    description:
-      'DATABASE_UNAVAILABLE: the database is unreachable (with Retry-After); ' +
-      'SERVICE_UNAVAILABLE: a production instance lacks a required setting such as DART_API_KEY (it never becomes ready)',
+  @ApiErrors({
+    DATABASE_UNAVAILABLE: 'the database is unreachable (with Retry-After)',
+    SERVICE_UNAVAILABLE: 'a production instance lacks a required setting such as DART_API_KEY (it never becomes ready)',
   })
   async ready(): Promise<HealthCheckResult> {
     if (this.missingSettings.length > 0) {

@@ -1,14 +1,13 @@
 import { Body, Controller, Delete, HttpCode, HttpStatus, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNoContentResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
-import { ErrorBody } from '../common/errors/error-body';
 import { RegisterPushTokenRequest, UnregisterPushTokenRequest } from './dto/push-token.dto';
 import { PushTokens } from './push-tokens';
+import { ApiErrors } from '../common/http/api-errors';
 
 @ApiTags('push')
 @Authenticated()
-@ApiTooManyRequestsResponse({ type: ErrorBody, description: 'Rate limited; see Retry-After' })
 @Controller('api/v1/push')
 export class PushTokensController {
   constructor(private readonly pushTokens: PushTokens) {}
@@ -20,9 +19,8 @@ export class PushTokensController {
     description: 'An upsert on the token: a token registered by another user moves to the caller.',
   })
   @ApiNoContentResponse({ description: 'Registered or updated' })
-  @ApiBadRequestResponse({
-    type: ErrorBody,
-    description: 'fcm_token missing, empty, not a string, over 4096 characters or not printable ASCII; platform not ios or android',
+  @ApiErrors({
+    VALIDATION_FAILED: 'fcm_token missing, empty, not a string, too long or not printable ASCII; platform not ios or android',
   })
   async register(@CurrentUser() user: AuthenticatedUser, @Body() body: RegisterPushTokenRequest): Promise<void> {
     await this.pushTokens.register(user.userId, body.fcm_token, body.platform);
@@ -35,7 +33,7 @@ export class PushTokensController {
     description: 'Also 204 when the token is unknown or belongs to another user; only the caller\'s own token is deleted.',
   })
   @ApiNoContentResponse({ description: 'The token no longer belongs to the caller' })
-  @ApiBadRequestResponse({ type: ErrorBody, description: 'fcm_token missing or malformed' })
+  @ApiErrors({ VALIDATION_FAILED: 'fcm_token missing or malformed' })
   async unregister(@CurrentUser() user: AuthenticatedUser, @Body() body: UnregisterPushTokenRequest): Promise<void> {
     await this.pushTokens.unregister(user.userId, body.fcm_token);
   }

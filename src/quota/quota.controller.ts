@@ -1,8 +1,7 @@
 import { Controller, Get, HttpCode, HttpStatus, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
-import { ErrorBody } from '../common/errors/error-body';
 import { QuotaResponse } from './dto/quota.dto';
 import { QuotaService } from './quota.service';
 
@@ -38,7 +37,6 @@ export class QuotaAdRewardController {
     summary: 'Grant one ad reward (weekly_used - 1, may go below 0); APP_ENV local and dev only, 404 in production',
   })
   @ApiOkResponse({ type: QuotaResponse, description: 'The quota after the reward' })
-  @ApiTooManyRequestsResponse({ type: ErrorBody, description: 'Rate limited; see Retry-After' })
   reward(@CurrentUser() user: AuthenticatedUser): Promise<QuotaResponse> {
     return this.quota.rewardAndView(user.userId);
   }

@@ -1,9 +1,9 @@
 import { Controller, Get, HttpCode, HttpStatus, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../admin/admin-key.guard';
-import { ErrorBody } from '../common/errors/error-body';
 import { StockSyncQuery, StockSyncStartedResponse, StockSyncStatusResponse } from './dto/stocks.dto';
 import { StockSyncService } from './stock-sync.service';
+import { ApiErrors } from '../common/http/api-errors';
 
 @ApiTags('admin')
 @AdminOnly()
@@ -18,7 +18,7 @@ export class StockSyncController {
     description: 'One sync at a time in the whole fleet; it is executed by the instance leading the stock-sync job and survives restarts.',
   })
   @ApiAcceptedResponse({ type: StockSyncStartedResponse })
-  @ApiConflictResponse({ type: ErrorBody, description: 'STOCK_SYNC_RUNNING: a sync is already running (on any instance)' })
+  @ApiErrors({ VALIDATION_FAILED: 'mode is not incremental or bootstrap', STOCK_SYNC_RUNNING: 'a sync is already running (on any instance)' })
   async start(@Query() query: StockSyncQuery): Promise<StockSyncStartedResponse> {
     await this.sync.start(query.mode);
     return { message: 'Stock sync started', mode: query.mode };

@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HttpCache } from '../common/http-cache/http-cache.decorator';
+import { ApiErrors } from '../common/http/api-errors';
 import { clamp, LimitQuery } from '../disclosures/dto/list-disclosures.dto';
 import { SearchStocksQuery } from './dto/stocks.dto';
 import { ActiveStockView, StockView } from './stock.view';
@@ -15,6 +16,7 @@ export class StocksController {
   @HttpCache({ ttlSeconds: 60 })
   @ApiOperation({ summary: 'Listed companies by part of the name (any case) or exact stock code; at most 20, by name' })
   @ApiOkResponse({ type: [StockView] })
+  @ApiErrors({ VALIDATION_FAILED: 'query is longer than 100 characters, or repeated' })
   search(@Query() query: SearchStocksQuery): Promise<StockView[]> {
     return this.stocks.search(query.query ?? '');
   }
@@ -24,6 +26,7 @@ export class StocksController {
   @HttpCache({ ttlSeconds: 300, perKstDay: true })
   @ApiOperation({ summary: 'Companies with a summarised filing today (Korea time), newest first; limit 1..20, default 8' })
   @ApiOkResponse({ type: [ActiveStockView] })
+  @ApiErrors({ VALIDATION_FAILED: 'limit is not an integer' })
   active(@Query() query: LimitQuery): Promise<ActiveStockView[]> {
     return this.stocks.active(clamp(query.limit, 8, 1, 20));
   }

@@ -1,15 +1,15 @@
 import { Body, Controller, HttpCode, Param, ParseIntPipe, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AdminOnlyOutsideProduction } from '../admin/outside-production.guard';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
-import { ErrorBody } from '../common/errors/error-body';
 import { DAY_MS } from '../config/env-reader';
 import { UsersRepository } from '../users/users.repository';
 import { SetTierRequest, UserTierResponse } from './dto/operator-tier.dto';
 import { TierTransitions } from './tier-transitions';
+import { ApiErrors } from '../common/http/api-errors';
 
 /** The largest user id (users.id is an integer column). */
 const MAX_USER_ID = 2 ** 31 - 1;
@@ -34,7 +34,7 @@ export class OperatorTierController {
       'a rise cancels it. `pro`/`max` last `days` from now.',
   })
   @ApiOkResponse({ type: UserTierResponse })
-  @ApiBadRequestResponse({ type: ErrorBody, description: 'VALIDATION_FAILED: tier, days or userId' })
+  @ApiErrors({ VALIDATION_FAILED: 'tier, days or userId is not valid', NOT_FOUND: 'no such user (in production: the route does not exist)' })
   async setTier(
     @Param('userId', new ParseIntPipe({ exceptionFactory: () => new AppError('VALIDATION_FAILED', 'userId must be a positive integer') }))
     userId: number,

@@ -1,12 +1,14 @@
 import { Body, Controller, Headers, HttpCode, HttpStatus, Post, Query } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AppError } from '../common/errors/app-error';
+import { ApiErrors } from '../common/http/api-errors';
+import { AppStoreNotificationBody, PubSubPushBody, StoreNotificationAnswer } from './dto/store-notification.dto';
 import { AppStoreNotificationsService } from './app-store-notifications.service';
 import { type PubSubPush, PlayNotificationsService } from './play-notifications.service';
 import { PubSubPushAuth } from './stores/pubsub-push-auth';
 
 /** Receivers the stores call; no JWT. A non-2xx answer makes the store deliver again. */
-@ApiExcludeController()
+@ApiTags('store callbacks')
 @Controller('internal')
 export class StoreNotificationsController {
   constructor(
@@ -18,12 +20,42 @@ export class StoreNotificationsController {
   /** App Store Server Notifications V2: `{ signedPayload }`. */
   @Post('store-a-notifications')
   @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'App Store Server Notifications V2 (called by Apple; register this URL in App Store Connect)',
+    description:
+      "No JWT: the payload's signature is the authentication. The signed transaction and renewal in it set the tier " +
+      'of the user the purchase is bound to; each notification is applied once. A non-2xx answer makes Apple deliver again.',
+  })
+  @ApiBody({ type: AppStoreNotificationBody })
+  @ApiOkResponse({ type: StoreNotificationAnswer })
+  @ApiErrors({
+    VALIDATION_FAILED: 'signedPayload missing, or its notificationUUID',
+    UNAUTHORIZED: 'the signed payload did not verify',
+    STORE_NOT_CONFIGURED: 'iOS verification is not configured (Apple retries)',
+  })
   async appStoreNotification(@Body() body: { signedPayload?: unknown }): Promise<{ status: string }> {
     return { status: await this.appStoreNotifications.handle(body ?? {}) };
   }
 
   @Post('store-b-notifications')
   @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Google Play Real-time developer notifications through a Pub/Sub push subscription (called by Google)',
+    description:
+      'Authenticated by the push OIDC token (GOOGLE_PUBSUB_AUDIENCE and GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL) or by ' +
+      '`?token=` (GOOGLE_PUBSUB_SHARED_SECRET). The purchase is re-read from Google Play and the tier updated; each ' +
+      'message id is applied once. A non-2xx answer makes Pub/Sub deliver again.',
+  })
+  @ApiHeader({ name: 'Authorization', required: false, description: "`Bearer <OIDC token of the push subscription's service account>`" })
+  @ApiQuery({ name: 'token', required: false, description: 'GOOGLE_PUBSUB_SHARED_SECRET, when the push endpoint URL carries it' })
+  @ApiBody({ type: PubSubPushBody })
+  @ApiOkResponse({ type: StoreNotificationAnswer })
+  @ApiErrors({
+    VALIDATION_FAILED: 'message.messageId or message.data missing, or data not base64 JSON',
+    UNAUTHORIZED: 'neither a valid push token nor the shared secret',
+    STORE_NOT_CONFIGURED: 'Play notifications or Android verification are not configured',
+    STORE_UNAVAILABLE: 'Google Play could not be read (Pub/Sub redelivers)',
+  })
   async playNotification(
     @Headers('authorization') authorization: string | undefined,
     @Query('token') queryToken: string | undefined,

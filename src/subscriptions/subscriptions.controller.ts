@@ -1,18 +1,14 @@
 import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiPaymentRequiredResponse,
-  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
-import { ErrorBody } from '../common/errors/error-body';
 import { VerifySubscriptionRequest, VerifySubscriptionResponse } from './dto/subscription.dto';
 import { SubscriptionsService } from './subscriptions.service';
+import { ApiErrors } from '../common/http/api-errors';
 
 @ApiTags('subscription')
 @Authenticated()
@@ -24,10 +20,13 @@ export class SubscriptionsController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Verify a store purchase with the store and apply the tier it grants' })
   @ApiOkResponse({ type: VerifySubscriptionResponse })
-  @ApiBadRequestResponse({ type: ErrorBody, description: 'platform outside ios/android, missing token or product_id' })
-  @ApiPaymentRequiredResponse({ type: ErrorBody, description: 'SUBSCRIPTION_INVALID: the store does not know the purchase' })
-  @ApiConflictResponse({ type: ErrorBody, description: 'UNKNOWN_PRODUCT: a valid purchase of a product not sold here' })
-  @ApiServiceUnavailableResponse({ type: ErrorBody, description: 'STORE_NOT_CONFIGURED or STORE_UNAVAILABLE; nothing granted' })
+  @ApiErrors({
+    VALIDATION_FAILED: 'platform outside ios/android, missing token or product_id',
+    SUBSCRIPTION_INVALID: 'the store does not know the purchase, or it is not active',
+    UNKNOWN_PRODUCT: 'a valid purchase of a product not sold here',
+    STORE_NOT_CONFIGURED: "the platform's store is not configured; nothing granted",
+    STORE_UNAVAILABLE: 'the store could not be reached; nothing granted',
+  })
   verify(@CurrentUser() user: AuthenticatedUser, @Body() body: VerifySubscriptionRequest): Promise<VerifySubscriptionResponse> {
     return this.subscriptions.verify(user.userId, body);
   }

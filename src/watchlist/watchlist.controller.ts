@@ -1,19 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, UseInterceptors } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
   ApiCreatedResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
-import { ErrorBody } from '../common/errors/error-body';
 import { CorpCodePipe } from '../common/http/path-parameter.pipes';
 import {
   AddWatchRequest,
@@ -24,6 +19,7 @@ import {
 } from './dto/watchlist.dto';
 import { DowngradeCleanupInterceptor } from './downgrade-cleanup.interceptor';
 import { WatchlistService } from './watchlist.service';
+import { ApiErrors } from '../common/http/api-errors';
 
 const CORP_CODE_PARAM = { name: 'corpCode', example: '00126380', description: 'Company code, 8 digits' };
 
@@ -55,9 +51,11 @@ export class WatchlistController {
     description: 'An entry that exists already is answered as it is (201), without a capacity check.',
   })
   @ApiCreatedResponse({ type: WatchEntryView, description: 'The new entry, or the existing one' })
-  @ApiBadRequestResponse({ type: ErrorBody, description: 'corp_code missing or not 8 digits; UNKNOWN_STOCK: not in the stock master' })
-  @ApiConflictResponse({ type: WatchlistFullErrorBody, description: 'WATCHLIST_FULL, with capacity and used' })
-  @ApiTooManyRequestsResponse({ type: ErrorBody, description: 'Rate limited; see Retry-After' })
+  @ApiErrors({
+    VALIDATION_FAILED: 'corp_code missing or not 8 digits',
+    UNKNOWN_STOCK: 'not in the stock master',
+    WATCHLIST_FULL: { when: 'the tier allows no more entries; with capacity and used', type: WatchlistFullErrorBody, extras: { capacity: 3, used: 3 } },
+  })
   add(@CurrentUser() user: AuthenticatedUser, @Body() body: AddWatchRequest): Promise<WatchEntryView> {
     return this.watchlist.add(user.userId, body.corp_code);
   }
@@ -67,9 +65,7 @@ export class WatchlistController {
   @ApiOperation({ summary: 'Stop watching a company' })
   @ApiParam(CORP_CODE_PARAM)
   @ApiNoContentResponse({ description: 'The entry is removed' })
-  @ApiBadRequestResponse({ type: ErrorBody, description: 'corpCode is not 8 digits' })
-  @ApiNotFoundResponse({ type: ErrorBody, description: 'WATCH_ENTRY_NOT_FOUND: the company is not on the watchlist' })
-  @ApiTooManyRequestsResponse({ type: ErrorBody, description: 'Rate limited; see Retry-After' })
+  @ApiErrors({ VALIDATION_FAILED: 'corpCode is not 8 digits', WATCH_ENTRY_NOT_FOUND: 'the company is not on the watchlist' })
   async remove(@CurrentUser() user: AuthenticatedUser, @Param('corpCode', CorpCodePipe) corpCode: string): Promise<void> {
     await this.watchlist.remove(user.userId, corpCode);
   }
@@ -78,9 +74,10 @@ export class WatchlistController {
   @ApiOperation({ summary: 'Turn push messages for new filings of a watched company on or off' })
   @ApiParam(CORP_CODE_PARAM)
   @ApiOkResponse({ type: WatchEntryView, description: 'The entry after the change' })
-  @ApiBadRequestResponse({ type: ErrorBody, description: 'corpCode is not 8 digits, or notify_enabled is missing or not a boolean' })
-  @ApiNotFoundResponse({ type: ErrorBody, description: 'WATCH_ENTRY_NOT_FOUND: the company is not on the watchlist' })
-  @ApiTooManyRequestsResponse({ type: ErrorBody, description: 'Rate limited; see Retry-After' })
+  @ApiErrors({
+    VALIDATION_FAILED: 'corpCode is not 8 digits, or notify_enabled is missing or not a boolean',
+    WATCH_ENTRY_NOT_FOUND: 'the company is not on the watchlist',
+  })
   setNotify(
     @CurrentUser() user: AuthenticatedUser,
     @Param('corpCode', CorpCodePipe) corpCode: string,

@@ -464,14 +464,14 @@ describe('watchlist: /api/v1/watchlist', () => {
       expect(watchlist.post.requestBody.content['application/json'].schema).toEqual(json('AddWatchRequest'));
       expect(watchlist.post.responses['201'].content['application/json'].schema).toEqual(json('WatchEntryView'));
       expect(watchlist.post.responses['409'].content['application/json'].schema).toEqual(json('WatchlistFullErrorBody'));
-      expect(Object.keys(watchlist.post.responses).sort()).toEqual(['201', '400', '401', '409', '429']);
+      expect(Object.keys(watchlist.post.responses).sort()).toEqual(['201', '400', '401', '409', '413', '415', '429', '500', '503']);
       expect(doc.paths['/api/v1/watchlist/capacity'].get.responses['200'].content['application/json'].schema).toEqual(
         json('WatchlistCapacityResponse'),
       );
-      expect(Object.keys(doc.paths['/api/v1/watchlist/{corpCode}'].delete.responses).sort()).toEqual(['204', '400', '401', '404', '429']);
+      expect(Object.keys(doc.paths['/api/v1/watchlist/{corpCode}'].delete.responses).sort()).toEqual(['204', '400', '401', '404', '429', '500', '503']);
       const notify = doc.paths['/api/v1/watchlist/{corpCode}/notify'].patch;
       expect(notify.requestBody.content['application/json'].schema).toEqual(json('SetNotifyRequest'));
-      expect(Object.keys(notify.responses).sort()).toEqual(['200', '400', '401', '404', '429']);
+      expect(Object.keys(notify.responses).sort()).toEqual(['200', '400', '401', '404', '413', '415', '429', '500', '503']);
       expect(Object.keys(doc.components.schemas.WatchEntryView.properties).sort()).toEqual(
         ['corp_code', 'corp_name', 'created_at', 'id', 'notify_enabled', 'stock_code', 'user_id'].sort(),
       );

@@ -1,3 +1,4 @@
+import { ErrorBody } from '../../common/errors/error-body';
 import { ApiProperty } from '@nestjs/swagger';
 import { QuotaResponse } from '../../quota/dto/quota.dto';
 import { DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
@@ -99,4 +100,10 @@ export class SchedulerStatusResponse {
 
   @ApiProperty({ type: [FleetInstanceView], description: 'Live instances (heartbeat within LEADER_TAKEOVER_MS)' })
   instances: FleetInstanceView[];
+}
+
+/** The 429 of a reveal past the weekly quota. */
+export class QuotaExhaustedErrorBody extends ErrorBody {
+  @ApiProperty({ example: true, description: 'A rewarded ad would add a reveal' })
+  can_watch_ad: boolean;
 }

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { ApiProperty } from '@nestjs/swagger';
 import type { Response } from 'express';
-import type { ErrorCode } from './error-codes';
+import { ERROR_STATUS, type ErrorCode } from './error-codes';
 import type { ErrorExtras } from './app-error';
 
 /** The error body of the runtime contract, for OpenAPI. */
@@ -15,7 +15,12 @@ export class ErrorBody {
   @ApiProperty({ example: 'The analysis is not ready yet' })
   message: string;
 
-  @ApiProperty({ example: 'NOT_READY' })
+  @ApiProperty({
+    enum: Object.keys(ERROR_STATUS),
+    enumName: 'ErrorCode',
+    example: 'NOT_READY',
+    description: 'What went wrong, for programs; each code always comes with the same HTTP status (the table in the API description)',
+  })
   code: ErrorCode;
 }
 

@@ -79,3 +79,51 @@ export function defaultCodeFor(status: number): ErrorCode {
       return status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST';
   }
 }
+
+/**
+ * A typical message of each code, for the examples of the OpenAPI document. The
+ * `satisfies` clause makes the compiler ask for one whenever a code is added.
+ */
+export const ERROR_EXAMPLE_MESSAGES = {
+  BAD_REQUEST: 'The request is not valid',
+  VALIDATION_FAILED: 'rceptNo must be 14 digits',
+  MALFORMED_JSON: 'The request body is not valid JSON',
+  WITHDRAW_NOT_CONFIRMED: 'Send X-Confirm-Withdraw: yes to delete the account',
+  BACKFILL_RUNNING: 'A backfill is already running',
+  AD_CALLBACK_INVALID: 'The callback query is malformed',
+  AD_CALLBACK_EXPIRED: 'The reward is more than an hour old',
+  AD_UNIT_NOT_ALLOWED: 'The ad unit is not one of ADMOB_AD_UNIT_IDS',
+  AD_USER_UNKNOWN: 'No user 42',
+  UNKNOWN_STOCK: 'corp_code 00126380 is not in the stock master',
+  UNAUTHORIZED: 'A valid bearer token is required',
+  IDENTITY_REJECTED: 'The identity provider rejected the access token',
+  SUBSCRIPTION_INVALID: 'The store does not know this purchase',
+  FORBIDDEN: 'Forbidden',
+  ATTESTATION_REQUIRED: 'Device attestation is required',
+  ATTESTATION_FAILED: 'The device attestation was not accepted',
+  AD_SIGNATURE_INVALID: 'The callback signature did not verify',
+  NOT_FOUND: 'No filing 20261124000123',
+  COMPANY_NOT_FOUND: 'No company 00126380',
+  WATCH_ENTRY_NOT_FOUND: '00126380 is not on the watchlist',
+  METHOD_NOT_ALLOWED: 'Method Not Allowed',
+  CONFLICT: 'Conflict',
+  STOCK_SYNC_RUNNING: 'A stock sync is already running',
+  NOT_READY: 'The analysis is not ready yet',
+  WATCHLIST_FULL: 'The watchlist holds 3 companies at most on this tier',
+  UNKNOWN_PRODUCT: 'The product is not sold here',
+  PAYLOAD_TOO_LARGE: 'The request body is larger than 256 kB',
+  UNSUPPORTED_MEDIA_TYPE: 'The request body encoding is not supported',
+  RATE_LIMITED: 'Too many requests; retry after the time in Retry-After',
+  QUOTA_EXHAUSTED: 'The weekly quota is used up',
+  INTERNAL_ERROR: 'Internal server error',
+  UPSTREAM_FAILED: 'The disclosure system call failed',
+  PROVIDER_NOT_CONFIGURED: 'This sign-in provider is not configured',
+  PROVIDER_UNAVAILABLE: "The provider's signing keys are unreachable",
+  SERVICE_UNAVAILABLE: 'The service is unavailable',
+  UPSTREAM_UNAVAILABLE: 'The disclosure system is unavailable',
+  UPSTREAM_BUSY: 'The disclosure-system budget has no slot soon enough',
+  DATABASE_UNAVAILABLE: 'The database is unavailable',
+  AD_VERIFIER_KEYS_UNAVAILABLE: "The ad network's verifier keys are unavailable",
+  STORE_NOT_CONFIGURED: 'This store is not configured',
+  STORE_UNAVAILABLE: 'The store could not be reached',
+} as const satisfies Record<ErrorCode, string>;

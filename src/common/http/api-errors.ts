@@ -1,0 +1,50 @@
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { buildErrorBody, ErrorBody } from '../errors/error-body';
+import { ERROR_EXAMPLE_MESSAGES, ERROR_STATUS, type ErrorCode } from '../errors/error-codes';
+
+/** When an operation answers a code: a sentence, or that and a body type with more fields than ErrorBody. */
+export type ErrorDoc = string | { when: string; type: Type<ErrorBody>; extras: Record<string, string | number | boolean> };
+export type ErrorDocs = Partial<Record<ErrorCode, ErrorDoc>>;
+
+/** One documented error answer: a status, the codes it carries and an example body per code. */
+export interface ErrorResponseDoc {
+  status: number;
+  description: string;
+  type: Type<ErrorBody>;
+  examples: Record<string, { summary: string; value: object }>;
+}
+
+/** The error answers of `errors`, one per HTTP status (from ERROR_STATUS, never written twice). */
+export function errorResponseDocs(errors: ErrorDocs): ErrorResponseDoc[] {
+  const byStatus = new Map<number, ErrorResponseDoc>();
+  for (const [code, doc] of Object.entries(errors) as Array<[ErrorCode, ErrorDoc]>) {
+    const status: number = ERROR_STATUS[code];
+    const when = typeof doc === 'string' ? doc : doc.when;
+    const response = byStatus.get(status) ?? { status, description: '', type: ErrorBody, examples: {} };
+    if (typeof doc !== 'string') response.type = doc.type;
+    response.description = response.description === '' ? `\`${code}\`: ${when}` : `${response.description}; \`${code}\`: ${when}`;
+    const extras = typeof doc === 'string' ? {} : doc.extras;
+    response.examples[code] = { summary: when, value: buildErrorBody(status, code, ERROR_EXAMPLE_MESSAGES[code], extras) };
+    byStatus.set(status, response);
+  }
+  return [...byStatus.values()].sort((a, b) => a.status - b.status);
+}
+
+/**
+ * Documents the error answers of an operation, or of every operation of a controller:
+ * per status, which codes it carries and when, with an example body of each.
+ * `@ApiErrors({ VALIDATION_FAILED: 'rceptNo is not 14 digits', NOT_FOUND: 'unknown filing' })`.
+ */
+export function ApiErrors(errors: ErrorDocs): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ...errorResponseDocs(errors).map(({ status, description, type, examples }) =>
+      ApiResponse({ status, description, type, examples }),
+    ),
+  );
+}
+
+/** The schema reference of an error body, for answers added to the document after the scan. */
+export function errorBodyRef(): { $ref: string } {
+  return { $ref: getSchemaPath(ErrorBody) };
+}

@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import request from 'supertest';
+import { ERROR_STATUS, type ErrorCode } from '../../src/common/errors/error-codes';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+const OPENAPI_FILE = path.resolve(__dirname, '../../openapi.json');
+
+interface ErrorExample {
+  value: { statusCode: number; code: ErrorCode };
+}
+interface Operation {
+  responses: Record<string, { content?: Record<string, { examples?: Record<string, ErrorExample> }> }>;
+}
+interface Document {
+  info: { title: string; description: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { enum?: string[]; properties?: Record<string, { $ref?: string; allOf?: Array<{ $ref: string }> }> }> };
+}
+
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let served: Document;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    served = (await request(t.http).get('/docs-json').expect(200)).body as Document;
+  });
+  afterAll(() => t?.close());
+
+  const operations = () =>
+    Object.entries(served.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+
+  it('is committed as openapi.json exactly as the application serves it (run `npm run openapi` after changing the API)', () => {
+    const committed = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as Document;
+    expect(committed).toEqual(served);
+  });
+
+  it('names the service', () => {
+    expect(served.info.title).toBe('Disclosure Briefing Service API');
+    expect(served.info.description).toContain('Disclosure Briefing Service');
+  });
+
+  it('lists every error code as an enum, and its HTTP status, from the one error-code map', () => {
+    const code = served.components.schemas.ErrorBody.properties?.code;
+    expect(code?.$ref ?? code?.allOf?.[0].$ref).toBe('#/components/schemas/ErrorCode');
+    expect(served.components.schemas.ErrorCode.enum).toEqual(Object.keys(ERROR_STATUS));
+    for (const [code, status] of Object.entries(ERROR_STATUS)) expect(served.info.description).toContain(`| \`${code}\` | ${status} |`);
+  });
+
+  it('documents the 4xx answers of every operation but the health probes, and the 503 of every one', () => {
+    const without4xx = operations().filter(
+      ({ path, operation }) => !path.startsWith('/health') && !Object.keys(operation.responses).some((status) => status.startsWith('4')),
+    );
+    expect(without4xx.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    expect(operations().filter(({ operation }) => operation.responses['503'] === undefined)).toEqual([]);
+    // Writes are rate limited; reads never are.
+    for (const { method, operation } of operations()) {
+      expect([method, operation.responses['429'] !== undefined]).toEqual([method, method !== 'get' || operation.responses['429'] !== undefined]);
+    }
+  });
+
+  it('gives an example body of each error code an operation answers, under the status of that code', () => {
+    let examples = 0;
+    for (const { operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue;
+        const byCode = response.content?.['application/json']?.examples ?? {};
+        expect(Object.keys(byCode).length).toBeGreaterThan(0);
+        for (const [code, example] of Object.entries(byCode)) {
+          expect([code, example.value.code, example.value.statusCode]).toEqual([code, code, ERROR_STATUS[code as ErrorCode]]);
+          expect(String(ERROR_STATUS[code as ErrorCode])).toBe(status);
+          examples += 1;
+        }
+      }
+    }
+    expect(examples).toBeGreaterThan(150);
+  });
+
+  it('documents the store and ad callbacks', () => {
+    for (const path of ['/internal/store-a-notifications', '/internal/store-b-notifications', '/api/v1/adnet/ssv']) {
+      expect(served.paths[path]).toBeDefined();
+    }
+    expect(Object.keys(served.paths['/internal/store-b-notifications'].post.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
+  });
+});
