@@ -71,28 +71,13 @@ export class Metrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     const sources = this.sources;
-    new Gauge({
-      name: 'analysis_queue_depth',
-      help: 'Analyses waiting or in progress, by status',
-      labelNames: ['status'] as const,
-      registers: [this.registry],
-      async collect() {
-        const depths = (await sources.analysisQueue?.()) ?? {};
-        this.reset();
-        for (const [status, count] of Object.entries(depths)) this.set({ status }, count);
-      },
-    });
-    new Gauge({
-      name: 'push_outbox_backlog',
-      help: 'New-filing pushes not yet handed to the sender: fan-outs to expand and deliveries pending',
-      labelNames: ['kind'] as const,
-      registers: [this.registry],
-      async collect() {
-        const backlog = (await sources.pushBacklog?.()) ?? {};
-        this.reset();
-        for (const [kind, count] of Object.entries(backlog)) this.set({ kind }, count);
-      },
-    });
+    this.countsAtScrape('analysis_queue_depth', 'Analyses waiting or in progress, by status', 'status', () => sources.analysisQueue?.());
+    this.countsAtScrape(
+      'push_outbox_backlog',
+      'New-filing pushes not yet handed to the sender: fan-outs to expand and deliveries pending',
+      'kind',
+      () => sources.pushBacklog?.(),
+    );
     new Gauge({
       name: 'dart_budget_remaining',
       help: 'Disclosure-system calls left in the rolling minute and the KST day',
@@ -124,6 +109,21 @@ export class Metrics {
       collect() {
         const pool = sources.databasePool?.();
         if (pool) this.set(pool.waiting);
+      },
+    });
+  }
+
+  /** A gauge of counts by one label, read from `read` when scraped (a label missing from the answer is dropped). */
+  private countsAtScrape(name: string, help: string, label: string, read: () => Promise<Record<string, number>> | undefined): void {
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers: [this.registry],
+      async collect() {
+        const counts = (await read()) ?? {};
+        this.reset();
+        for (const [value, count] of Object.entries(counts)) this.set({ [label]: value }, count);
       },
     });
   }
