@@ -71,25 +71,7 @@ export class Metrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     const sources = this.sources;
-    this.countsAtScrape('analysis_queue_depth', 'Analyses waiting or in progress, by status', 'status', () => sources.analysisQueue?.());
-    this.countsAtScrape(
-      'push_outbox_backlog',
-      'New-filing pushes not yet handed to the sender: fan-outs to expand and deliveries pending',
-      'kind',
-      () => sources.pushBacklog?.(),
-    );
-    new Gauge({
-      name: 'dart_budget_remaining',
-      help: 'Disclosure-system calls left in the rolling minute and the KST day',
-      labelNames: ['window'] as const,
-      registers: [this.registry],
-      collect() {
-        const budget = sources.dartBudget?.();
-        if (!budget) return;
-        this.set({ window: 'minute' }, budget.minuteLeft);
-        this.set({ window: 'day' }, budget.dayLeft);
-      },
-    });
+    // Read first: a scrape's own queries (the gauges below) must not show in the pool's numbers.
     new Gauge({
       name: 'db_pool_connections',
       help: "This instance's database pool connections, in use or idle",
@@ -111,6 +93,25 @@ export class Metrics {
         if (pool) this.set(pool.waiting);
       },
     });
+    new Gauge({
+      name: 'dart_budget_remaining',
+      help: 'Disclosure-system calls left in the rolling minute and the KST day',
+      labelNames: ['window'] as const,
+      registers: [this.registry],
+      collect() {
+        const budget = sources.dartBudget?.();
+        if (!budget) return;
+        this.set({ window: 'minute' }, budget.minuteLeft);
+        this.set({ window: 'day' }, budget.dayLeft);
+      },
+    });
+    this.countsAtScrape('analysis_queue_depth', 'Analyses waiting or in progress, by status', 'status', () => sources.analysisQueue?.());
+    this.countsAtScrape(
+      'push_outbox_backlog',
+      'New-filing pushes not yet handed to the sender: fan-outs to expand and deliveries pending',
+      'kind',
+      () => sources.pushBacklog?.(),
+    );
   }
 
   /** A gauge of counts by one label, read from `read` when scraped (a label missing from the answer is dropped). */
