@@ -9,7 +9,7 @@ import { PushOutbox } from '../push/push-outbox';
 import type { DartFiling } from '../upstream/dart/dart.types';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent, type DisclosureSource } from './disclosure-events';
 import { DisclosureStore } from './disclosure-store';
-import type { DisclosureView } from './disclosure.view';
+import { derivedDisclosureFields, type DisclosureView } from './disclosure.view';
 
 /**
  * Stores filings that are new, each with a PENDING analysis (AnalysisQueue) and, for
@@ -79,6 +79,7 @@ export function filingToView(filing: DartFiling): DisclosureView {
     report_name: filing.report_nm.trim(),
     rcept_dt: filing.rcept_dt,
     submitter: (filing.flr_nm ?? '').trim(),
+    ...derivedDisclosureFields(filing.rcept_no, filing.report_nm.trim()),
   };
 }
 

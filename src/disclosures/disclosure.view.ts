@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { dartViewerUrl, isCorrection, REPORT_TYPES, type ReportType, reportTypeOf } from './report-type';
 
 /** A filing as the API shows it (the specification's Disclosure resource). */
 export class DisclosureView {
@@ -25,6 +26,20 @@ export class DisclosureView {
 
   @ApiPropertyOptional({ description: 'One-line AI summary; absent until the analysis completed' })
   summary?: string;
+
+  @ApiProperty({ enum: REPORT_TYPES, example: 'major_event', description: 'The kind of filing, derived from the report name (docs/filings-and-companies.md)' })
+  report_type: ReportType;
+
+  @ApiProperty({ example: false, description: 'True for a correction of an earlier filing (`[기재정정]`-style titles)' })
+  is_correction: boolean;
+
+  @ApiProperty({ example: 'https://dart.fss.or.kr/dsaf001/main.do?rcpNo=20261121000123', description: "The disclosure system's public viewer of the filing" })
+  dart_url: string;
+}
+
+/** The fields every Disclosure carries beside the stored ones, derived from them. */
+export function derivedDisclosureFields(rceptNo: string, reportName: string): Pick<DisclosureView, 'report_type' | 'is_correction' | 'dart_url'> {
+  return { report_type: reportTypeOf(reportName), is_correction: isCorrection(reportName), dart_url: dartViewerUrl(rceptNo) };
 }
 
 /** Row shape of the reads below; `summary` is null without a completed analysis. */
@@ -48,6 +63,7 @@ export function toDisclosureView(row: DisclosureRow): DisclosureView {
     report_name: row.report_name,
     rcept_dt: row.rcept_dt,
     submitter: row.submitter,
+    ...derivedDisclosureFields(row.rcept_no, row.report_name),
   };
   if (row.summary) view.summary = row.summary;
   return view;

@@ -2,6 +2,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import request from 'supertest';
 import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monitor.service';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent } from '../../src/disclosures/disclosure-events';
+import { reportTypeOf } from '../../src/disclosures/report-type';
 import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 
 describe('collecting filings', () => {
@@ -59,6 +60,9 @@ describe('collecting filings', () => {
             report_name: fresh.report_nm,
             rcept_dt: fresh.rcept_dt,
             submitter: fresh.flr_nm,
+            report_type: reportTypeOf(fresh.report_nm),
+            is_correction: fresh.report_nm.startsWith('[기재정정]'),
+            dart_url: `https://dart.fss.or.kr/dsaf001/main.do?rcpNo=${fresh.rcept_no}`,
           },
         },
       ]);
@@ -120,6 +124,9 @@ describe('collecting filings', () => {
         report_name: upstream[0].report_nm,
         rcept_dt: day,
         submitter: upstream[0].flr_nm,
+        report_type: reportTypeOf(upstream[0].report_nm),
+        is_correction: upstream[0].report_nm.startsWith('[기재정정]'),
+        dart_url: `https://dart.fss.or.kr/dsaf001/main.do?rcpNo=${upstream[0].rcept_no}`,
       });
       expect(listRequests()[0].query).toMatchObject({ bgn_de: day, end_de: day, corp_cls: 'Y', page_no: '1', page_count: '20' });
 

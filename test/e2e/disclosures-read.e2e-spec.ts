@@ -128,6 +128,9 @@ describe('reading filings', () => {
         rcept_dt: '20261120',
         submitter: 'Filer',
         summary: '먼저 만든 것',
+        report_type: 'other',
+        is_correction: false,
+        dart_url: 'https://dart.fss.or.kr/dsaf001/main.do?rcpNo=20261120000001',
       });
       const withoutSummary = await get('/api/v1/disclosures/20261120000002').expect(200);
       expect(withoutSummary.body).not.toHaveProperty('summary');
