@@ -38,7 +38,8 @@ describe('loadConfig', () => {
       expect(config.dart.requestsPerDay).toBe(20_000);
       expect(config.jobs).toEqual({
         disclosureMonitorAutoStart: false,
-        disclosureMonitorIntervalMs: 60_000,
+        disclosureMonitorIntervalMs: 5_000,
+        disclosureMonitorIdleIntervalMs: 60_000,
         analysisSchedulerAutoStart: false,
         stockSyncSchedulerEnabled: false,
         stockSyncBootstrap: false,
@@ -52,7 +53,8 @@ describe('loadConfig', () => {
         expect(withKey.dart.requestsPerMinute).toBe(600);
         expect(withKey.jobs).toEqual({
           disclosureMonitorAutoStart: false,
-          disclosureMonitorIntervalMs: 60_000,
+          disclosureMonitorIntervalMs: 5_000,
+          disclosureMonitorIdleIntervalMs: 60_000,
           analysisSchedulerAutoStart: false,
           stockSyncSchedulerEnabled: false,
           stockSyncBootstrap: false,

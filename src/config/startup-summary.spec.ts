@@ -30,7 +30,7 @@ describe('describeStartup', () => {
         'Play notifications OFF (neither GOOGLE_PUBSUB_AUDIENCE nor GOOGLE_PUBSUB_SHARED_SECRET is set)',
       'analyzer: the built-in extractive summary, no model (OPENAI_API_KEY and ANTHROPIC_API_KEY are not set)',
       'disclosure system: the local SANDBOX at http://127.0.0.1:41000/api (DART_API_KEY is not set); sign-in: the local provider (sandbox-<name> tokens)',
-      'jobs: disclosure monitor every 60 s, analysis scheduler (2 at once), a stock sync at boot while the master is empty, push dispatcher, ' +
+      'jobs: disclosure monitor every 5 s in KST business hours, 60 s otherwise, analysis scheduler (2 at once), a stock sync at boot while the master is empty, push dispatcher, ' +
         'downgrade cleanup at 04:30 KST; off: daily stock sync (STOCK_SYNC_SCHEDULER_ENABLED=false) (the singleton jobs run on one instance of a fleet)',
     ]);
   });
@@ -40,7 +40,7 @@ describe('describeStartup', () => {
     expect(lines[0]).toBe('admin API: OFF (ADMIN_KEY is not set: every /api/v1/admin route answers 401)');
     expect(lines[1]).toBe('push: OFF (FIREBASE_SERVICE_ACCOUNT is not set)');
     expect(lines[4]).toBe('disclosure system: OFF (DART_API_KEY is not set: stored filings are served, nothing new is collected)');
-    expect(lines[5]).toMatch(/^jobs: disclosure monitor every 60 s, analysis scheduler \(2 at once\), daily stock sync at 05:00 KST, a stock sync at boot/);
+    expect(lines[5]).toMatch(/^jobs: disclosure monitor every 5 s in KST business hours, 60 s otherwise, analysis scheduler \(2 at once\), daily stock sync at 05:00 KST, a stock sync at boot/);
     expect(lines[5]).not.toContain('off:');
   });
 

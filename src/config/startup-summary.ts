@@ -57,7 +57,7 @@ export function describeStartup(config: AppConfig, standIns: StandIns): string[]
   const off: string[] = [];
   (jobs.disclosureMonitorAutoStart ? running : off).push(
     jobs.disclosureMonitorAutoStart
-      ? `disclosure monitor every ${jobs.disclosureMonitorIntervalMs / 1000} s`
+      ? `disclosure monitor every ${jobs.disclosureMonitorIntervalMs / 1000} s in KST business hours, ${jobs.disclosureMonitorIdleIntervalMs / 1000} s otherwise`
       : 'disclosure monitor (DISCLOSURE_MONITOR_AUTO_START=false)',
   );
   (jobs.analysisSchedulerAutoStart ? running : off).push(

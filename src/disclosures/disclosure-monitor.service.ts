@@ -9,6 +9,7 @@ import { DartClient } from '../upstream/dart/dart-client';
 import { DartError, type DartFiling } from '../upstream/dart/dart.types';
 import { DisclosureIngestService } from './disclosure-ingest.service';
 import { DisclosureStore } from './disclosure-store';
+import { nextPollDelayMs } from './monitor-cadence';
 
 export interface MonitorPollResult {
   /** Filings read from upstream before reaching known ones. */
@@ -69,7 +70,8 @@ export class DisclosureMonitorService implements OnModuleInit, OnApplicationShut
     if (this.running) return;
     this.running = true;
     this.generation += 1;
-    this.logger.log(`disclosure monitor started: polling every ${this.config.jobs.disclosureMonitorIntervalMs} ms`);
+    const { disclosureMonitorIntervalMs: busy, disclosureMonitorIdleIntervalMs: idle } = this.config.jobs;
+    this.logger.log(`disclosure monitor started: polling every ${busy} ms in KST business hours, every ${idle} ms otherwise`);
     this.schedule(0, this.generation);
   }
 
@@ -102,6 +104,12 @@ export class DisclosureMonitorService implements OnModuleInit, OnApplicationShut
     this.timer.unref();
   }
 
+  /** Fast in KST business hours, slow otherwise (docs/filings-and-companies.md, "Jobs"). */
+  private nextDelayMs(): number {
+    const { disclosureMonitorIntervalMs: busy, disclosureMonitorIdleIntervalMs: idle } = this.config.jobs;
+    return nextPollDelayMs(this.clock.now(), busy, idle);
+  }
+
   private pollInTurn(generation: number): void {
     // Restarted while the last poll still runs (leadership lost and won back): wait for it, never overlap.
     this.polling = Promise.resolve(this.polling)
@@ -116,6 +124,6 @@ export class DisclosureMonitorService implements OnModuleInit, OnApplicationShut
           this.logger.warn(`disclosure monitor poll failed: ${String(error)}`);
         }
       })
-      .finally(() => this.schedule(this.config.jobs.disclosureMonitorIntervalMs, generation));
+      .finally(() => this.schedule(this.nextDelayMs(), generation));
   }
 }

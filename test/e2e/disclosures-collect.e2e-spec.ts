@@ -83,7 +83,7 @@ describe('collecting filings', () => {
 
     it('polls by itself when DISCLOSURE_MONITOR_AUTO_START is true', async () => {
       const auto = await startSandboxedApp({
-        app: { env: { DISCLOSURE_MONITOR_AUTO_START: 'true', DISCLOSURE_MONITOR_INTERVAL_MS: '1000' } },
+        app: { env: { DISCLOSURE_MONITOR_AUTO_START: 'true', DISCLOSURE_MONITOR_INTERVAL_MS: '1000', DISCLOSURE_MONITOR_IDLE_INTERVAL_MS: '1000' } },
       });
       try {
         const fresh = auto.sandbox.control.publishFiling();

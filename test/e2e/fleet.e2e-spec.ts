@@ -77,7 +77,7 @@ describe('three instances on one database', () => {
   const closed = new Set<TestApp>();
 
   beforeAll(async () => {
-    fleet = await startFleet(3, { DISCLOSURE_MONITOR_AUTO_START: 'true', DISCLOSURE_MONITOR_INTERVAL_MS: '1000' });
+    fleet = await startFleet(3, { DISCLOSURE_MONITOR_AUTO_START: 'true', DISCLOSURE_MONITOR_INTERVAL_MS: '1000', DISCLOSURE_MONITOR_IDLE_INTERVAL_MS: '1000' });
   });
   afterAll(() => closeFleet(fleet, closed));
 

@@ -268,6 +268,7 @@ describe('a fleet of three server processes on one database', () => {
     LEADER_TAKEOVER_MS: '3000',
     DISCLOSURE_MONITOR_AUTO_START: 'true',
     DISCLOSURE_MONITOR_INTERVAL_MS: '1000',
+    DISCLOSURE_MONITOR_IDLE_INTERVAL_MS: '1000',
     ANALYSIS_SCHEDULER_AUTO_START: 'false',
     STOCK_SYNC_SCHEDULER_ENABLED: 'false',
     STOCK_SYNC_BOOTSTRAP: 'false',
