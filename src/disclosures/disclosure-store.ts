@@ -94,6 +94,40 @@ export class DisclosureStore {
   }
 
   /**
+   * The newest filings of the companies `userId` watches, with their summaries, in the
+   * feed order; `before` (a receipt number) continues after that filing. Each watched
+   * company is read through ix_disclosures_corp_feed for at most `limit` rows after the
+   * cursor, then the few hundred candidates are merged: the cost follows the watchlist
+   * (at most 100 companies), never the size of the table. Null when `before` names no filing.
+   */
+  async watchedFeed(userId: number, limit: number, before?: string): Promise<DisclosureView[] | null> {
+    let cursor: { rcept_dt: string; created_at: Date; rcept_no: string } | null = null;
+    if (before !== undefined) {
+      [cursor] = await this.dataSource.query<{ rcept_dt: string; created_at: Date; rcept_no: string }[]>(
+        'SELECT rcept_dt, created_at, rcept_no FROM disclosures WHERE rcept_no = $1',
+        [before],
+      );
+      if (cursor === undefined) return null;
+    }
+    const after = cursor === null ? '' : 'AND (d.rcept_dt, d.created_at, d.rcept_no) < ($3, $4, $5)';
+    const rows = await this.dataSource.query<DisclosureRow[]>(
+      `SELECT f.rcept_no, f.corp_name, f.corp_code, f.stock_code, f.report_name, f.rcept_dt, f.submitter, a.one_liner AS summary
+       FROM watch_stocks w
+       CROSS JOIN LATERAL (
+         SELECT ${COLUMNS}, d.created_at FROM disclosures d
+         WHERE d.corp_code = w.corp_code ${after}
+         ${ORDER} LIMIT $2
+       ) f
+       LEFT JOIN analyses a ON a.rcept_no = f.rcept_no AND a.status = 'COMPLETED' AND a.one_liner <> ''
+       WHERE w.user_id = $1
+       ORDER BY f.rcept_dt DESC, f.created_at DESC, f.rcept_no DESC
+       LIMIT $2`,
+      cursor === null ? [userId, limit] : [userId, limit, cursor.rcept_dt, cursor.created_at, cursor.rcept_no],
+    );
+    return rows.map(toDisclosureView);
+  }
+
+  /**
    * Listed companies with at least one filing dated `rceptDt` that has a completed,
    * non-empty summary: one entry each, from its latest such filing, newest first.
    */

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -15,8 +15,13 @@ import {
   SetNotifyRequest,
   WatchEntryView,
   WatchlistCapacityResponse,
+  WatchedFeedQuery,
   WatchlistFullErrorBody,
 } from './dto/watchlist.dto';
+import { DisclosureStore } from '../disclosures/disclosure-store';
+import { DisclosureView } from '../disclosures/disclosure.view';
+import { clamp } from '../disclosures/dto/list-disclosures.dto';
+import { AppError } from '../common/errors/app-error';
 import { DowngradeCleanupInterceptor } from './downgrade-cleanup.interceptor';
 import { WatchlistService } from './watchlist.service';
 import { ApiErrors } from '../common/http/api-errors';
@@ -27,7 +32,10 @@ const CORP_CODE_PARAM = { name: 'corpCode', example: '00126380', description: 'C
 @Authenticated()
 @Controller('api/v1/watchlist')
 export class WatchlistController {
-  constructor(private readonly watchlist: WatchlistService) {}
+  constructor(
+    private readonly watchlist: WatchlistService,
+    private readonly disclosures: DisclosureStore,
+  ) {}
 
   @Get()
   @UseInterceptors(DowngradeCleanupInterceptor)
@@ -35,6 +43,19 @@ export class WatchlistController {
   @ApiOkResponse({ type: [WatchEntryView] })
   list(@CurrentUser() user: AuthenticatedUser): Promise<WatchEntryView[]> {
     return this.watchlist.list(user.userId);
+  }
+
+  @Get('disclosures')
+  @ApiOperation({
+    summary: "One feed of everything the caller follows: the newest filings of the watched companies, with their summaries",
+    description: 'Newest first (rcept_dt, creation time, rcept_no); `limit` default 20, at most 50; `before` continues after that filing.',
+  })
+  @ApiOkResponse({ type: [DisclosureView] })
+  @ApiErrors({ VALIDATION_FAILED: 'limit is not an integer, or before is not the rcept_no of a stored filing' })
+  async watchedDisclosures(@CurrentUser() user: AuthenticatedUser, @Query() query: WatchedFeedQuery): Promise<DisclosureView[]> {
+    const feed = await this.disclosures.watchedFeed(user.userId, clamp(query.limit, 20, 1, 50), query.before);
+    if (feed === null) throw new AppError('VALIDATION_FAILED', `before: no filing ${query.before}`);
+    return feed;
   }
 
   @Get('capacity')

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DisclosuresModule } from '../disclosures/disclosures.module';
 import { StocksModule } from '../stocks/stocks.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { UsersModule } from '../users/users.module';
@@ -10,7 +11,7 @@ import { WatchlistService } from './watchlist.service';
 
 /** The watchlist routes, the capacity they enforce, and the downgrade cleanup that trims to it. */
 @Module({
-  imports: [SubscriptionsModule, UsersModule, StocksModule],
+  imports: [SubscriptionsModule, UsersModule, StocksModule, DisclosuresModule],
   controllers: [WatchlistController],
   providers: [WatchEntries, WatchlistService, DowngradeCleanupService, DowngradeCleanupInterceptor],
   exports: [WatchlistService],
