@@ -9,6 +9,7 @@ import { Fleet1764400000000 } from './1764400000000-fleet';
 import { JobRuns1764410000000 } from './1764410000000-job-runs';
 import { SharedDartBudget1764420000000 } from './1764420000000-shared-dart-budget';
 import { RecordedPushMessages1764440000000 } from './1764440000000-recorded-push-messages';
+import { UrgentAnalyses1764450000000 } from './1764450000000-urgent-analyses';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   SharedDartBudget1764420000000,
   RateLimitBuckets1764430000000,
   RecordedPushMessages1764440000000,
+  UrgentAnalyses1764450000000,
 ];

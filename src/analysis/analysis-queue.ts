@@ -58,6 +58,20 @@ export class AnalysisQueue {
     await manager.query('INSERT INTO analyses (rcept_no) SELECT unnest($1::text[])', [rceptNos]);
   }
 
+  /**
+   * Marks urgent, in the caller's transaction, the analyses of these new filings whose
+   * company someone watches with notifications on: their push waits for the one-liner.
+   */
+  async prioritiseWatched(manager: EntityManager, rceptNos: string[]): Promise<void> {
+    if (rceptNos.length === 0) return;
+    await manager.query(
+      `UPDATE analyses a SET priority = 1 FROM disclosures d
+       WHERE a.rcept_no = ANY($1::text[]) AND d.rcept_no = a.rcept_no
+         AND EXISTS (SELECT 1 FROM watch_stocks w WHERE w.corp_code = d.corp_code AND w.notify_enabled)`,
+      [rceptNos],
+    );
+  }
+
   /** Analyses waiting (PENDING) or in progress (PROCESSING), for the metrics; the partial indexes answer it. */
   async depths(): Promise<Record<string, number>> {
     const rows = await this.dataSource.query<{ status: string; n: number }[]>(
@@ -72,9 +86,15 @@ export class AnalysisQueue {
   async claim(worker: string): Promise<ClaimedAnalysis | null> {
     const now = this.clock.now();
     const leaseExpiresAt = new Date(now.getTime() + this.config.ai.leaseMs);
-    // Expired leases first, then retries whose backoff ended: their filings have
-    // waited longest. One query per kind keeps each an ordered index scan.
+    // Urgent new filings first (a watcher's push waits for them), then expired leases,
+    // then retries whose backoff ended: their filings have waited longest. One query per
+    // kind keeps each an ordered index scan.
     const candidates: [string, unknown[]][] = [
+      [
+        `SELECT rcept_no FROM analyses WHERE status = 'PENDING' AND available_at IS NULL AND priority > 0
+         ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [],
+      ],
       [
         `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING' AND lease_expires_at < $3
          ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`,

@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import { WorkerPool } from '../common/worker-pool/worker-pool';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
@@ -9,6 +9,7 @@ import { FleetSignals } from '../fleet/fleet-signals';
 import { type AnalysisOutcome, Metrics } from '../metrics/metrics';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartError } from '../upstream/dart/dart.types';
+import { ANALYSIS_SETTLED, type AnalysisSettledEvent } from './analysis-events';
 import { AnalysisQueue, type ClaimedAnalysis } from './analysis-queue';
 import { Analyzer, AnalyzerError } from './analyzers/analyzer';
 import { DartClient } from '../upstream/dart/dart-client';
@@ -66,6 +67,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     private readonly fleet: FleetInstances,
     private readonly signals: FleetSignals,
     private readonly metrics: Metrics,
+    private readonly events: EventEmitter2,
   ) {
     metrics.sources.analysisQueue = () => this.queue.depths();
     this.pool = new WorkerPool<ClaimedAnalysis>({
@@ -201,6 +203,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
         this.logger.warn(`analysis of ${job.rceptNo} finished after its lease was taken over; result dropped`);
       } else {
         this.logger.debug(`analysis of ${job.rceptNo} completed`);
+        this.settled(job.rceptNo);
         this.count('completed');
         this.metrics.analysisDuration.observe({ analyzer: this.analyzer.provider }, (performance.now() - startedAt) / 1000);
       }
@@ -208,6 +211,12 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
       this.lastError = `${job.rceptNo}: ${describe(error)}`;
       await this.recordFailure(job, error);
     }
+  }
+
+  /** A push waiting for this filing's one-liner may go now (PushDispatcher listens). */
+  private settled(rceptNo: string): void {
+    const event: AnalysisSettledEvent = { rceptNo };
+    this.events.emit(ANALYSIS_SETTLED, event);
   }
 
   private count(outcome: AnalysisOutcome): void {
@@ -221,6 +230,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     if (error instanceof DartError && (error.kind === 'missing' || error.kind === 'request')) {
       await this.queue.markUnavailable(this.workerId, job.rceptNo, reason);
       this.count('unavailable');
+      this.settled(job.rceptNo);
       this.logger.warn(`analysis of ${job.rceptNo}: no usable document (${reason}); UNAVAILABLE`);
       return;
     }
@@ -240,6 +250,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     }
     const outcome = await this.queue.fail(this.workerId, job, reason);
     this.count('failed');
+    if (outcome === 'UNAVAILABLE') this.settled(job.rceptNo);
     this.logger.warn(`analysis of ${job.rceptNo} attempt ${job.attempts} failed (${reason}); now ${outcome ?? 'taken over'}`);
   }
 }

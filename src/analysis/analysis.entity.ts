@@ -14,6 +14,8 @@ export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
 @Check('ck_analyses_completed', `status <> 'COMPLETED' OR (one_liner IS NOT NULL AND result IS NOT NULL AND doc_length IS NOT NULL)`)
 // One partial index per kind of claim, so each claim is an ordered index scan, never a sort.
 @Index('ix_analyses_new', ['createdAt'], { where: `status = 'PENDING' AND available_at IS NULL` })
+// New filings someone's push waits for, claimed before every other (migration UrgentAnalyses1764450000000).
+@Index('ix_analyses_urgent', ['createdAt'], { where: `status = 'PENDING' AND available_at IS NULL AND priority > 0` })
 @Index('ix_analyses_retry', ['work.availableAt'], { where: `status = 'PENDING' AND available_at IS NOT NULL` })
 @Index('ix_analyses_leased', ['work.leaseExpiresAt'], { where: `status = 'PROCESSING'` })
 // The "completed with a one-liner" probes of the public reads (migration SummarisedAnalysesIndex1764300000000).
@@ -31,6 +33,10 @@ export class AnalysisEntity {
 
   @Column({ type: 'varchar', length: 12, default: 'PENDING' })
   status: AnalysisStatus;
+
+  /** 1: a watcher's push waits for this one-liner, so it is claimed first; 0: everything else. */
+  @Column({ type: 'smallint', default: 0 })
+  priority: number;
 
   @Column({ name: 'one_liner', type: 'varchar', length: 100, nullable: true })
   oneLiner: string | null;

@@ -48,6 +48,8 @@ export class DisclosureIngestService {
           .filter((filing) => stored.includes(filing.rcept_no) && isNews(source, filing.rcept_dt, today))
           .map((filing) => filing.rcept_no);
         await this.outbox.add(manager, news);
+        // Their pushes wait for the one-liner: analysed ahead of everything else.
+        await this.analyses.prioritiseWatched(manager, news);
       }
       return new Set(stored);
     });

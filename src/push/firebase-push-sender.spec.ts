@@ -35,7 +35,7 @@ function serviceAccountJson(): string {
 }
 
 function message(i: number): PushMessage {
-  return newFilingMessage(`token-${i}`, { rceptNo: '20261120000123', corpCode: '00126380', corpName: '삼성전자', reportName: '분기보고서' });
+  return newFilingMessage(`token-${i}`, { rceptNo: '20261120000123', corpCode: '00126380', corpName: '삼성전자', reportName: '분기보고서', oneLiner: null });
 }
 
 describe('classifyFirebaseError', () => {

@@ -1,9 +1,20 @@
 import { newFilingMessage } from './new-filing-message';
 
 describe('newFilingMessage', () => {
-  const filing = { rceptNo: '20261120000123', corpCode: '00126380', corpName: '삼성전자', reportName: '주요사항보고서(유상증자결정)' };
+  const filing = { rceptNo: '20261120000123', corpCode: '00126380', corpName: '삼성전자', reportName: '주요사항보고서(유상증자결정)', oneLiner: null };
 
-  it('titles the notification with the company and says what it filed, in Korean', () => {
+  it('titles the notification with the company and carries the one-line summary as the body', () => {
+    const summarised = { ...filing, oneLiner: '삼성전자, 3,000억 원 규모 유상증자 결정' };
+    expect(newFilingMessage('token-a', summarised)).toEqual({
+      token: 'token-a',
+      title: '삼성전자',
+      body: '삼성전자, 3,000억 원 규모 유상증자 결정',
+      data: { rcept_no: '20261120000123', corp_code: '00126380' },
+      collapseKey: '20261120000123',
+    });
+  });
+
+  it('says what it filed, in Korean, when the summary was not there in time', () => {
     expect(newFilingMessage('token-a', filing)).toEqual({
       token: 'token-a',
       title: '삼성전자',

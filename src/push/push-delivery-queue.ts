@@ -78,7 +78,7 @@ export class PushDeliveryQueue {
    */
   async expandNext(createDeliveries: boolean): Promise<{ rceptNo: string; deliveries: number } | null> {
     return this.dataSource.transaction(async (manager) => {
-      const fanout = await this.outbox.takeOldestPending(manager);
+      const fanout = await this.outbox.takeOldestReady(manager, this.config.push.summaryWaitMs);
       if (!fanout) return null;
       let deliveries = 0;
       if (createDeliveries) {
@@ -127,7 +127,7 @@ export class PushDeliveryQueue {
   /** One claim pass over pending deliveries matching `due`; $1 is the worker, $2 the lease end, $3 the limit. */
   private async claimWhere(due: string, params: unknown[]): Promise<ClaimedDelivery[]> {
     const rows = await this.dataSource.query<
-      { rcept_no: string; fcm_token: string; attempts: number; corp_code: string; corp_name: string; report_name: string }[]
+      { rcept_no: string; fcm_token: string; attempts: number; corp_code: string; corp_name: string; report_name: string; one_liner: string | null }[]
     >(
       `WITH next AS (
          SELECT rcept_no, fcm_token FROM push_deliveries
@@ -140,8 +140,9 @@ export class PushDeliveryQueue {
          FROM next WHERE p.rcept_no = next.rcept_no AND p.fcm_token = next.fcm_token
          RETURNING p.rcept_no, p.fcm_token, p.attempts
        )
-       SELECT c.rcept_no, c.fcm_token, c.attempts, d.corp_code, d.corp_name, d.report_name
-       FROM claimed c JOIN disclosures d ON d.rcept_no = c.rcept_no`,
+       SELECT c.rcept_no, c.fcm_token, c.attempts, d.corp_code, d.corp_name, d.report_name, a.one_liner
+       FROM claimed c JOIN disclosures d ON d.rcept_no = c.rcept_no
+       LEFT JOIN analyses a ON a.rcept_no = c.rcept_no AND a.status = 'COMPLETED' AND a.one_liner <> ''`,
       params,
     );
     return rows.map((row) => ({
@@ -151,6 +152,7 @@ export class PushDeliveryQueue {
       corpCode: row.corp_code,
       corpName: row.corp_name,
       reportName: row.report_name,
+      oneLiner: row.one_liner,
     }));
   }
 

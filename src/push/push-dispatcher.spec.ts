@@ -51,6 +51,7 @@ function deliveries(count: number): ClaimedDelivery[] {
     corpCode: '00126380',
     corpName: '삼성전자',
     reportName: '분기보고서',
+    oneLiner: null,
     token: `token-${i}`,
     attempts: 1,
   }));

@@ -5,6 +5,7 @@ import { WorkerPool } from '../common/worker-pool/worker-pool';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { Metrics, type PushOutcome } from '../metrics/metrics';
+import { ANALYSIS_SETTLED } from '../analysis/analysis-events';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent } from '../disclosures/disclosure-events';
 import { newFilingMessage } from './new-filing-message';
 import { type ClaimedDelivery, planOutcome, PushDeliveryQueue } from './push-delivery-queue';
@@ -90,6 +91,12 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
   onDisclosureCreated(event: DisclosureCreatedEvent): void {
     // Backfilled filings have no fan-out; everything else may.
     if (event.source !== 'backfill') this.wake();
+  }
+
+  /** A fan-out waiting for this filing's one-liner may go now; a fan-out whose wait ran out is found by the poll. */
+  @OnEvent(ANALYSIS_SETTLED)
+  onAnalysisSettled(): void {
+    this.wake();
   }
 
   /** Runs an expansion pass now, or right after the one in progress, then fills the batch slots. */

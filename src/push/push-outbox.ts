@@ -23,13 +23,23 @@ export class PushOutbox {
   }
 
   /**
-   * Locks the oldest pending fan-out for the rest of `manager`'s transaction, skipping
-   * those another instance holds; null when none is free.
+   * Locks the oldest pending fan-out that may go now, for the rest of `manager`'s
+   * transaction, skipping those another instance holds; null when none is free. A fan-out
+   * goes once its filing's analysis ended (so the push carries the one-liner) or once it
+   * waited `summaryWaitMs` since it was stored (then with the report name). The wait is
+   * state in the table, timed by the database clock: nothing sleeps per filing, and a
+   * restart loses no waiting fan-out.
    */
-  async takeOldestPending(manager: EntityManager): Promise<TakenFanout | null> {
+  async takeOldestReady(manager: EntityManager, summaryWaitMs: number): Promise<TakenFanout | null> {
     const [fanout] = await manager.query<{ rcept_no: string; corp_code: string }[]>(
-      `SELECT f.rcept_no, d.corp_code FROM push_fanouts f JOIN disclosures d ON d.rcept_no = f.rcept_no
-       WHERE f.status = 'PENDING' ORDER BY f.created_at LIMIT 1 FOR UPDATE OF f SKIP LOCKED`,
+      `SELECT f.rcept_no, d.corp_code FROM push_fanouts f
+       JOIN disclosures d ON d.rcept_no = f.rcept_no
+       LEFT JOIN analyses a ON a.rcept_no = f.rcept_no
+       WHERE f.status = 'PENDING'
+         AND (a.status IN ('COMPLETED', 'UNAVAILABLE') OR a.rcept_no IS NULL
+              OR f.created_at <= now() - make_interval(secs => $1 / 1000.0))
+       ORDER BY f.created_at LIMIT 1 FOR UPDATE OF f SKIP LOCKED`,
+      [summaryWaitMs],
     );
     return fanout ? { rceptNo: fanout.rcept_no, corpCode: fanout.corp_code } : null;
   }

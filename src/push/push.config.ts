@@ -12,6 +12,8 @@ export interface PushConfig {
     retryBaseMs: number;
     /** How long a claimed batch stays with its sender; a batch still unanswered after that is never resent. */
     leaseMs: number;
+    /** How long a new filing's fan-out waits for its one-liner after the filing was stored; then it goes with the report name. */
+    summaryWaitMs: number;
   };
 }
 
@@ -23,6 +25,7 @@ export function pushConfig(read: EnvReader): PushConfig {
       maxAttempts: read.integer('PUSH_MAX_ATTEMPTS', 5, { min: 1, max: 20 }),
       retryBaseMs: read.integer('PUSH_RETRY_BASE_MS', 10_000, { min: 1, max: 60 * 60_000 }),
       leaseMs: read.integer('PUSH_LEASE_MS', 5 * 60_000, { min: 1000, max: DAY_MS }),
+      summaryWaitMs: read.integer('PUSH_SUMMARY_WAIT_MS', 90_000, { min: 0, max: DAY_MS }),
     },
   };
 }

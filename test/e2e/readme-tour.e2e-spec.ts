@@ -76,11 +76,14 @@ describe('the README tour, as written, against npm start', () => {
     const published = json(/\/sandbox\/filings/);
     expect(published).toMatchObject({ corp_code: corpCode });
     const [message] = JSON.parse(outputOf(/\/admin\/push\/messages/)) as Array<Record<string, unknown>>;
+    // The push carries the one-liner; a filing without a readable document goes with its report name.
+    const analysis = (await (await fetch(`${api}/api/v1/ai/analyze/${published.rcept_no as string}`)).json()) as { status: string; one_liner: string };
+    expect(['COMPLETED', 'UNAVAILABLE']).toContain(analysis.status);
     expect(message).toMatchObject({
       fcm_token: 'alice-phone',
       platform: 'ios',
       title: published.corp_name,
-      body: `새 공시: ${published.report_nm as string}`,
+      body: analysis.status === 'COMPLETED' ? analysis.one_liner : `새 공시: ${published.report_nm as string}`,
       data: { rcept_no: published.rcept_no, corp_code: corpCode },
       outcome: 'sent',
     });

@@ -65,6 +65,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     DART_API_KEY: 'test-dart-key',
     DART_API_BASE_URL: 'http://127.0.0.1:9/api',
     DATABASE_URL: database.url,
+    // New-filing pushes go at once unless a test is about waiting for the one-liner (push-summary.e2e-spec.ts).
+    PUSH_SUMMARY_WAIT_MS: '0',
     ...options.env,
   });
   const clock = options.clock ?? new FakeClock();
