@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import request from 'supertest';
 import { ERROR_STATUS, type ErrorCode } from '../../src/common/errors/error-codes';
+import { serialiseOpenApi } from '../../src/openapi';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 const OPENAPI_FILE = path.resolve(__dirname, '../../openapi.json');
@@ -32,8 +34,16 @@ describe('the OpenAPI document', () => {
     Object.entries(served.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
 
   it('is committed as openapi.json exactly as the application serves it (run `npm run openapi` after changing the API)', () => {
-    const committed = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as Document;
-    expect(committed).toEqual(served);
+    const committed = readFileSync(OPENAPI_FILE, 'utf8');
+    // Byte for byte, so the file's key order and layout are those `npm run openapi` writes.
+    if (committed !== serialiseOpenApi(served as unknown as OpenAPIObject)) {
+      const where = differences(JSON.parse(committed), served);
+      throw new Error(
+        'openapi.json differs from what the application serves at /docs-json ' +
+          `(${where.length > 0 ? `at ${where.join(', ')}` : 'same content, other key order or layout'}): ` +
+          'run `npm run openapi` and commit openapi.json',
+      );
+    }
   });
 
   it('names the service', () => {
@@ -84,3 +94,21 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(served.paths['/internal/store-b-notifications'].post.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
   });
 });
+
+/** The first few JSON paths where two documents differ, to say where the committed file is stale. */
+function differences(committed: unknown, served: unknown, at = '', found: string[] = []): string[] {
+  if (found.length >= 5) return found;
+  if (typeof committed !== 'object' || typeof served !== 'object' || committed === null || served === null) {
+    if (committed !== served) found.push(at || '/');
+    return found;
+  }
+  const a = committed as Record<string, unknown>;
+  const b = served as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const path = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (!(key in a) || !(key in b)) {
+      if (found.length < 5) found.push(path);
+    } else differences(a[key], b[key], path, found);
+  }
+  return found;
+}
