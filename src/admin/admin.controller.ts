@@ -16,7 +16,7 @@ class AdminStatusResponse {
   @ApiProperty({ example: '0.1.0' })
   version: string;
 
-  @ApiProperty({ description: 'When this instance started (RFC 3339, UTC)' })
+  @ApiProperty({ description: 'When this instance started (RFC 3339, UTC)', example: '2026-11-24T05:00:00.000Z' })
   started_at: string;
 }
 

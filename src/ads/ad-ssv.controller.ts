@@ -12,7 +12,7 @@ import { rawQueryOf } from './ssv-callback';
 import { ApiErrors } from '../common/http/api-errors';
 
 export class AdRewardCallbackResponse {
-  @ApiProperty({ description: 'True when this callback granted the reward; false for a repeat of a granted transaction' })
+  @ApiProperty({ example: true, description: 'True when this callback granted the reward; false for a repeat of a granted transaction' })
   granted: boolean;
 }
 

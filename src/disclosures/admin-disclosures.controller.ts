@@ -16,6 +16,7 @@ import { DisclosureIngestService, filingToView } from './disclosure-ingest.servi
 import {
   BackfillQuery,
   BackfillStartedResponse,
+  BACKFILL_STATUS_EXAMPLE,
   BackfillStatusResponse,
   FetchDisclosuresQuery,
   FetchDisclosuresResponse,
@@ -89,7 +90,7 @@ export class AdminDisclosuresController {
 
   @Get('backfill/status')
   @ApiOperation({ summary: 'Progress of the current or last backfill of the fleet (from any instance)' })
-  @ApiOkResponse({ type: BackfillStatusResponse })
+  @ApiOkResponse({ type: BackfillStatusResponse, example: BACKFILL_STATUS_EXAMPLE })
   backfillStatus(): Promise<BackfillStatusResponse> {
     return this.backfill.status();
   }

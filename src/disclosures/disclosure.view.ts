@@ -24,7 +24,7 @@ export class DisclosureView {
   @ApiProperty({ example: '삼성전자' })
   submitter: string;
 
-  @ApiPropertyOptional({ description: 'One-line AI summary; absent until the analysis completed' })
+  @ApiPropertyOptional({ description: 'One-line AI summary; absent until the analysis completed', example: '삼성전자, 시설자금 1조원 규모 유상증자 결정' })
   summary?: string;
 
   @ApiProperty({ enum: REPORT_TYPES, example: 'major_event', description: 'The kind of filing, derived from the report name (docs/filings-and-companies.md)' })

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, HttpStatus, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../admin/admin-key.guard';
-import { StockSyncQuery, StockSyncStartedResponse, StockSyncStatusResponse } from './dto/stocks.dto';
+import { STOCK_SYNC_STATUS_EXAMPLE, StockSyncQuery, StockSyncStartedResponse, StockSyncStatusResponse } from './dto/stocks.dto';
 import { StockSyncService } from './stock-sync.service';
 import { ApiErrors } from '../common/http/api-errors';
 
@@ -26,7 +26,7 @@ export class StockSyncController {
 
   @Get('status')
   @ApiOperation({ summary: 'Progress of the current or last stock sync of the fleet (from any instance)' })
-  @ApiOkResponse({ type: StockSyncStatusResponse })
+  @ApiOkResponse({ type: StockSyncStatusResponse, example: STOCK_SYNC_STATUS_EXAMPLE })
   status(): Promise<StockSyncStatusResponse> {
     return this.sync.status();
   }

@@ -11,13 +11,30 @@ const OPENAPI_FILE = path.resolve(__dirname, '../../openapi.json');
 interface ErrorExample {
   value: { statusCode: number; code: ErrorCode };
 }
+interface Schema {
+  $ref?: string;
+  type?: string;
+  enum?: unknown[];
+  example?: unknown;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  allOf?: Schema[];
+  oneOf?: Schema[];
+  anyOf?: Schema[];
+}
+interface MediaType {
+  schema?: Schema;
+  example?: unknown;
+  examples?: Record<string, ErrorExample>;
+}
 interface Operation {
-  responses: Record<string, { content?: Record<string, { examples?: Record<string, ErrorExample> }> }>;
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, { content?: Record<string, MediaType> }>;
 }
 interface Document {
   info: { title: string; description: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, { enum?: string[]; properties?: Record<string, { $ref?: string; allOf?: Array<{ $ref: string }> }> }> };
+  components: { schemas: Record<string, Schema> };
 }
 
 describe('the OpenAPI document', () => {
@@ -87,6 +104,25 @@ describe('the OpenAPI document', () => {
     expect(examples).toBeGreaterThan(150);
   });
 
+  it('gives an example of every JSON body an operation takes or answers with', () => {
+    const withoutExample: string[] = [];
+    for (const { path, method, operation } of operations()) {
+      const bodies: Array<[string, Record<string, MediaType> | undefined]> = [
+        ['request', operation.requestBody?.content],
+        ...Object.entries(operation.responses)
+          .filter(([status]) => Number(status) < 400)
+          .map(([status, response]): [string, Record<string, MediaType> | undefined] => [status, response.content]),
+      ];
+      for (const [body, content] of bodies) {
+        const json = content?.['application/json'];
+        // A whole-body example, or one on every field (Swagger UI builds the body from those).
+        if (json === undefined || json.example !== undefined || json.examples !== undefined) continue;
+        for (const field of fieldsWithoutExample(json.schema, served.components.schemas)) withoutExample.push(`${method} ${path} ${body}: ${field}`);
+      }
+    }
+    expect(withoutExample).toEqual([]);
+  });
+
   it('documents the store and ad callbacks', () => {
     for (const path of ['/internal/store-a-notifications', '/internal/store-b-notifications', '/api/v1/adnet/ssv']) {
       expect(served.paths[path]).toBeDefined();
@@ -111,4 +147,21 @@ function differences(committed: unknown, served: unknown, at = '', found: string
     } else differences(a[key], b[key], path, found);
   }
   return found;
+}
+
+/** The fields of a body schema that have neither an example nor an enum to show in one. */
+function fieldsWithoutExample(schema: Schema | undefined, schemas: Record<string, Schema>, at = 'body', seen = new Set<string>()): string[] {
+  if (schema === undefined || schema.example !== undefined || schema.enum !== undefined) return [];
+  if (schema.$ref !== undefined) {
+    const name = schema.$ref.split('/').pop() ?? '';
+    if (seen.has(name)) return [];
+    return fieldsWithoutExample(schemas[name], schemas, name, new Set([...seen, name]));
+  }
+  const alternatives = schema.allOf ?? schema.oneOf ?? schema.anyOf;
+  if (alternatives !== undefined) return alternatives.flatMap((part) => fieldsWithoutExample(part, schemas, at, seen));
+  if (schema.items !== undefined) return fieldsWithoutExample(schema.items, schemas, `${at}[]`, seen);
+  if (schema.properties !== undefined) {
+    return Object.entries(schema.properties).flatMap(([name, field]) => fieldsWithoutExample(field, schemas, `${at}.${name}`, seen));
+  }
+  return [at];
 }

@@ -52,10 +52,19 @@ export class AnalysisResultDto implements AnalysisResult {
   @ApiProperty({ maxLength: L.headlineMaxChars, description: 'The one-liner', example: '가나다전자, 520억원 규모 반도체 장비 공급계약 체결' })
   headline: string;
 
-  @ApiProperty({ maxLength: L.summaryMaxChars, description: 'Two to four sentences' })
+  @ApiProperty({
+    maxLength: L.summaryMaxChars,
+    description: 'Two to four sentences',
+    example: '가나다전자가 해외 반도체 제조사와 520억원 규모의 장비 공급계약을 맺었습니다. 계약 기간은 2027년 6월까지입니다.',
+  })
   summary: string;
 
-  @ApiProperty({ type: [String], minItems: L.keyPoints.min, maxItems: L.keyPoints.max })
+  @ApiProperty({
+    type: [String],
+    minItems: L.keyPoints.min,
+    maxItems: L.keyPoints.max,
+    example: ['계약금액 520억원, 최근 매출액 대비 35%', '계약 기간 2026년 11월 ~ 2027년 6월'],
+  })
   key_points: string[];
 
   @ApiProperty({
@@ -74,6 +83,6 @@ export class AnalysisResultDto implements AnalysisResult {
   @ApiProperty({ type: [AnalysisKeyFigureDto], maxItems: L.keyFigures.max })
   key_figures: AnalysisKeyFigureDto[];
 
-  @ApiProperty({ type: [String], maxItems: L.risks.max })
+  @ApiProperty({ type: [String], maxItems: L.risks.max, example: ['납품 일정이 지연되면 매출 인식이 늦어질 수 있습니다.'] })
   risks: string[];
 }

@@ -4,7 +4,7 @@ import { IsDefined, IsInt, IsOptional, Matches, Max, Min } from 'class-validator
 import { IsNotBefore, IsYmdDate } from '../../common/validation/date-validators';
 import { DisclosureView } from '../disclosure.view';
 import { JobRunStatusView } from '../../job-runs/job-run-status.view';
-import { DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
+import { DART_BUDGET_STATUS_EXAMPLE, DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
 
 export class FetchDisclosuresQuery {
   @ApiProperty({ example: '20261120', description: 'YYYYMMDD' })
@@ -40,10 +40,10 @@ export class FetchDisclosuresQuery {
 }
 
 export class FetchDisclosuresResponse {
-  @ApiProperty({ description: 'Filings in the upstream page' })
+  @ApiProperty({ description: 'Filings in the upstream page', example: 20 })
   fetched: number;
 
-  @ApiProperty({ description: 'Of those, filings that were new and are now stored' })
+  @ApiProperty({ description: 'Of those, filings that were new and are now stored', example: 3 })
   saved: number;
 
   @ApiProperty({ type: [DisclosureView] })
@@ -75,10 +75,10 @@ export class BackfillStartedResponse {
   @ApiProperty({ example: 'Backfill started' })
   message: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: '20260801' })
   fromDate: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: '20261121' })
   toDate: string;
 }
 
@@ -93,3 +93,22 @@ export class BackfillStatusResponse extends JobRunStatusView {
   @ApiProperty({ type: DartBudgetStatusView, description: 'The disclosure-system budget (shared by every job)' })
   upstream: DartBudgetStatusView;
 }
+
+/** A backfill half way through, for the OpenAPI document (the phases differ per job, so the example is whole). */
+export const BACKFILL_STATUS_EXAMPLE: BackfillStatusResponse = {
+  status: 'running',
+  phase: 'collecting',
+  total: 1840,
+  processed: 912,
+  failed: 2,
+  started_at: '2026-11-24T05:00:00.000Z',
+  resumed_at: null,
+  finished_at: null,
+  last_error: null,
+  rate_per_second: 3.04,
+  eta_seconds: 306,
+  fromDate: '20260801',
+  toDate: '20261121',
+  saved: 874,
+  upstream: DART_BUDGET_STATUS_EXAMPLE,
+};

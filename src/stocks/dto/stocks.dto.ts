@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { JobRunStatusView } from '../../job-runs/job-run-status.view';
-import { DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
+import { DART_BUDGET_STATUS_EXAMPLE, DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
 
 export class SearchStocksQuery {
   @ApiPropertyOptional({ description: 'Part of a company name (any case) or an exact stock code; empty gives []' })
@@ -42,3 +42,23 @@ export class StockSyncStatusResponse extends JobRunStatusView {
   @ApiProperty({ type: DartBudgetStatusView, description: 'The disclosure-system budget (shared by every job)' })
   upstream: DartBudgetStatusView;
 }
+
+/** An incremental sync looking new companies up, for the OpenAPI document (whole, as its phases are its own). */
+export const STOCK_SYNC_STATUS_EXAMPLE: StockSyncStatusResponse = {
+  status: 'running',
+  phase: 'looking-up',
+  total: 64,
+  processed: 40,
+  failed: 0,
+  started_at: '2026-11-24T20:00:00.000Z',
+  resumed_at: null,
+  finished_at: null,
+  last_error: null,
+  rate_per_second: 2.5,
+  eta_seconds: 10,
+  mode: 'incremental',
+  added: 3,
+  updated: 0,
+  removed: 0,
+  upstream: DART_BUDGET_STATUS_EXAMPLE,
+};

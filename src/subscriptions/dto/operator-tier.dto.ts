@@ -28,6 +28,7 @@ export class UserTierResponse {
   @ApiProperty({
     type: String,
     nullable: true,
+    example: null,
     description: 'The downgrade moment: set by a drop, starting the 7-day watchlist cleanup timer; cleared by a rise',
   })
   downgraded_at: string | null;

@@ -35,6 +35,7 @@ export class PubSubPushBody {
 export class StoreNotificationAnswer {
   @ApiProperty({
     enum: ['applied', 'ignored', 'duplicate'],
+    example: 'applied',
     description: '`applied`: the purchase was re-read and the tier updated; `ignored`: nothing to do (a test or another app); `duplicate`: already processed',
   })
   status: 'applied' | 'ignored' | 'duplicate';

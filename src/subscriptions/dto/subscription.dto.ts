@@ -30,7 +30,10 @@ export class VerifySubscriptionRequest {
   @IsIn(['ios', 'android'], { message: 'platform must be ios or android' })
   platform: 'ios' | 'android';
 
-  @ApiProperty({ description: 'iOS: the signed transaction (JWS); Android: the purchase token' })
+  @ApiProperty({
+    description: 'iOS: the signed transaction (JWS); Android: the purchase token',
+    example: 'eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlF…',
+  })
   @IsDefined({ message: 'token is required' })
   @IsString()
   @IsNotEmpty({ message: 'token is required' })
@@ -47,7 +50,7 @@ export class VerifySubscriptionRequest {
 }
 
 export class VerifySubscriptionResponse {
-  @ApiProperty({ description: 'premium_until is later than now, grace included' })
+  @ApiProperty({ example: true, description: 'premium_until is later than now, grace included' })
   active: boolean;
 
   @ApiProperty({ enum: PREMIUM_TIERS })
