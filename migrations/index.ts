@@ -10,6 +10,7 @@ import { JobRuns1764410000000 } from './1764410000000-job-runs';
 import { SharedDartBudget1764420000000 } from './1764420000000-shared-dart-budget';
 import { RecordedPushMessages1764440000000 } from './1764440000000-recorded-push-messages';
 import { UrgentAnalyses1764450000000 } from './1764450000000-urgent-analyses';
+import { PushHistoryAndRetention1764460000000 } from './1764460000000-push-history-and-retention';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   RateLimitBuckets1764430000000,
   RecordedPushMessages1764440000000,
   UrgentAnalyses1764450000000,
+  PushHistoryAndRetention1764460000000,
 ];

@@ -23,6 +23,7 @@ import { PushTokensModule } from './push-tokens/push-tokens.module';
 import { PushModule } from './push/push.module';
 import { QuotaHttpModule } from './quota/quota-http.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RetentionModule } from './retention/retention.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { StocksModule } from './stocks/stocks.module';
 import { UsersModule } from './users/users.module';
@@ -64,6 +65,7 @@ export class AppModule {
         PushTokensModule,
         PushModule,
         SubscriptionsModule,
+        RetentionModule,
       ],
     };
   }

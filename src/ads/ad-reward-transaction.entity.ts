@@ -4,6 +4,7 @@ import { UserEntity } from '../users/user.entity';
 /** A granted ad reward; exists only so that a repeated callback is refused. Written only by AdRewardTransactions. */
 @Entity('ad_reward_transactions')
 @Index('ix_ad_reward_transactions_user_id', ['userId'])
+@Index('ix_ad_reward_transactions_granted_at', ['grantedAt'])
 export class AdRewardTransactionEntity {
   @PrimaryColumn({ name: 'transaction_id', type: 'varchar', length: 200 })
   transactionId: string;

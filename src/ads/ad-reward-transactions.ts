@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { deleteOlderThan } from '../database/delete-in-batches';
 
 /**
  * Owner of table ad_reward_transactions: the only writer. The table exists only to
@@ -8,6 +10,13 @@ import type { EntityManager } from 'typeorm';
  */
 @Injectable()
 export class AdRewardTransactions {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Forgets transactions granted before `cutoff`: a callback older than an hour is refused as expired anyway. */
+  trimGrantedBefore(cutoff: Date): Promise<number> {
+    return deleteOlderThan(this.dataSource, 'ad_reward_transactions', 'granted_at', cutoff);
+  }
+
   /** Records a granted transaction; false when it was recorded before (a repeat). */
   async record(
     manager: EntityManager,

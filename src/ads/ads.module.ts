@@ -11,5 +11,6 @@ import { AdVerifierKeys } from './ad-verifier-keys';
   imports: [QuotaModule, UsersModule],
   controllers: [AdSsvController],
   providers: [AdRewardTransactions, AdRewardCallbackService, AdVerifierKeys],
+  exports: [AdRewardTransactions],
 })
 export class AdsModule {}

@@ -5,6 +5,7 @@ import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import { deleteOlderThan } from '../database/delete-in-batches';
 import { PushTokens } from '../push-tokens/push-tokens';
 import type { FilingNotice } from './new-filing-message';
 import { PushOutbox } from './push-outbox';
@@ -15,6 +16,18 @@ export interface ClaimedDelivery extends FilingNotice {
   token: string;
   /** Attempts including this one. */
   attempts: number;
+}
+
+/** One entry of a user's push history. */
+export interface PushHistoryEntry {
+  rcept_no: string;
+  corp_code: string;
+  corp_name: string;
+  title: string | null;
+  body: string | null;
+  /** RFC 3339; null when no device got it. */
+  sent_at: string | null;
+  outcome: 'sent' | 'pending' | 'failed' | 'unregistered' | 'abandoned';
 }
 
 /** What becomes of a claimed delivery once the provider answered. */
@@ -108,6 +121,31 @@ export class PushDeliveryQueue {
   }
 
   /**
+   * The caller's notifications, one per filing however many devices it went to, newest
+   * filing first; `before` continues after that receipt number. Only what was handed to
+   * the provider at least once: `sent` when any device got it, otherwise the last outcome.
+   */
+  async history(userId: number, limit: number, before?: string): Promise<PushHistoryEntry[]> {
+    const rows = await this.dataSource.query<PushHistoryEntry[]>(
+      `SELECT p.rcept_no, d.corp_code, d.corp_name, max(p.title) AS title, max(p.body) AS body,
+              min(p.sent_at) AS sent_at,
+              CASE WHEN bool_or(p.status = 'SENT') THEN 'sent' ELSE lower(max(p.status)) END AS outcome
+       FROM push_deliveries p JOIN disclosures d ON d.rcept_no = p.rcept_no
+       WHERE p.user_id = $1 AND p.attempts > 0 AND p.status <> 'SENDING' AND ($3::text IS NULL OR p.rcept_no < $3)
+       GROUP BY p.rcept_no, d.corp_code, d.corp_name
+       ORDER BY p.rcept_no DESC
+       LIMIT $2`,
+      [userId, limit, before ?? null],
+    );
+    return rows.map((row) => ({ ...row, sent_at: row.sent_at === null ? null : new Date(row.sent_at).toISOString() }));
+  }
+
+  /** Deletes deliveries created before `cutoff` (the history keeps 30 days), in batches. */
+  trimCreatedBefore(cutoff: Date): Promise<number> {
+    return deleteOlderThan(this.dataSource, 'push_deliveries', 'created_at', cutoff);
+  }
+
+  /**
    * Claims up to `limit` deliveries that are due for `worker`: SENDING, one more
    * attempt, under a lease. New deliveries first (oldest first), then retries whose
    * backoff ended. Two passes rather than `available_at IS NULL OR available_at <= now`:
@@ -161,7 +199,10 @@ export class PushDeliveryQueue {
    * lease (a late answer after an abandonment is dropped), and deletes the tokens whose
    * deliveries were recorded UNREGISTERED, in one transaction.
    */
-  async record(worker: string, outcomes: Array<DeliveryOutcome & { rceptNo: string; token: string }>): Promise<RecordedOutcomes> {
+  async record(
+    worker: string,
+    outcomes: Array<DeliveryOutcome & { rceptNo: string; token: string; title: string; body: string }>,
+  ): Promise<RecordedOutcomes> {
     if (outcomes.length === 0) return { recorded: 0, tokensRemoved: 0 };
     return this.dataSource.transaction(async (manager) => {
       // Statistics taken while few rows were SENDING make PostgreSQL drive a nested loop from
@@ -173,9 +214,10 @@ export class PushDeliveryQueue {
            UPDATE push_deliveries p
            SET status = o.status, available_at = o.available_at, last_error = o.error,
                sent_at = CASE WHEN o.status = 'SENT' THEN $7::timestamptz END,
+               title = o.title, body = o.body,
                lease_owner = NULL, lease_expires_at = NULL
-           FROM unnest($2::bpchar[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
-             AS o(rcept_no, fcm_token, status, available_at, error)
+           FROM unnest($2::bpchar[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $8::text[], $9::text[])
+             AS o(rcept_no, fcm_token, status, available_at, error, title, body)
            WHERE p.rcept_no = o.rcept_no AND p.fcm_token = o.fcm_token AND p.status = 'SENDING' AND p.lease_owner = $1
            RETURNING p.fcm_token, p.status
          ) SELECT fcm_token, status FROM finished`,
@@ -187,6 +229,8 @@ export class PushDeliveryQueue {
           outcomes.map((o) => o.availableAt?.toISOString() ?? null),
           outcomes.map((o) => o.error?.slice(0, 500) ?? null),
           this.clock.now(),
+          outcomes.map((o) => o.title.slice(0, 200)),
+          outcomes.map((o) => o.body.slice(0, 500)),
         ],
       );
       const gone = finished.filter((row) => row.status === 'UNREGISTERED').map((row) => row.fcm_token);

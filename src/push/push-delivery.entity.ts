@@ -20,6 +20,8 @@ export type PushDeliveryStatus = 'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UN
 @Index('ix_push_deliveries_claimable', { synchronize: false })
 @Index('ix_push_deliveries_sending', ['work.leaseExpiresAt'], { where: `status = 'SENDING'` })
 @Index('ix_push_deliveries_user_id', ['userId'])
+// The retention job deletes by age (migration PushHistoryAndRetention1764460000000).
+@Index('ix_push_deliveries_created_at', ['createdAt'])
 export class PushDeliveryEntity {
   @PrimaryColumn({ name: 'rcept_no', type: 'char', length: 14 })
   rceptNo: string;
@@ -54,4 +56,11 @@ export class PushDeliveryEntity {
 
   @Column({ name: 'sent_at', type: 'timestamptz', nullable: true })
   sentAt: Date | null;
+
+  /** What the notification said, written with its outcome (the caller's push history). */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  title: string | null;
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  body: string | null;
 }

@@ -138,6 +138,8 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
     const outcomes = batch.map((delivery, i) => ({
       rceptNo: delivery.rceptNo,
       token: delivery.token,
+      title: messages[i].title,
+      body: messages[i].body,
       ...planOutcome(results[i], delivery.attempts, this.config.push, now),
     }));
     const { recorded, tokensRemoved } = await this.queue.record(this.workerId, outcomes);

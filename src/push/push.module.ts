@@ -10,6 +10,7 @@ import { FirebasePushSender } from './firebase-push-sender';
 import { PushDeliveryQueue } from './push-delivery-queue';
 import { PushDispatcher } from './push-dispatcher';
 import { PushOutbox } from './push-outbox';
+import { PushHistoryController } from './push-history.controller';
 import { PushSender } from './push-sender';
 import { RecordedPushMessagesController } from './recorded-push-messages.controller';
 import { RecordingPushSender } from './recording-push-sender';
@@ -21,7 +22,7 @@ import { RecordingPushSender } from './recording-push-sender';
  */
 @Module({
   imports: [PushTokensModule],
-  controllers: [RecordedPushMessagesController],
+  controllers: [RecordedPushMessagesController, PushHistoryController],
   providers: [
     {
       provide: PushSender,

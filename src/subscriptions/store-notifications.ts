@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { deleteOlderThan } from '../database/delete-in-batches';
 import { StoreNotificationEntity } from './store-purchase.entity';
 import type { StorePlatform } from './tier-transitions';
 
@@ -20,6 +21,11 @@ export class StoreNotifications {
       [platform, notificationId],
     );
     return inserted.length > 0;
+  }
+
+  /** Forgets notifications received before `cutoff` (the stores stop redelivering within days). */
+  trimReceivedBefore(cutoff: Date): Promise<number> {
+    return deleteOlderThan(this.dataSource, 'store_notifications', 'received_at', cutoff);
   }
 
   /** Whether the notification was processed already (a cheap early answer; `record` stays the last word). */

@@ -43,6 +43,7 @@ export class StorePurchaseEntity {
 
 /** A processed store notification; the unique key turns a redelivery into a no-op. Written only by StoreNotifications. */
 @Entity('store_notifications')
+@Index('ix_store_notifications_received_at', ['receivedAt'])
 @Unique('uq_store_notifications_platform_id', ['platform', 'notificationId'])
 @Check('ck_store_notifications_platform', `platform IN ('ios', 'android')`)
 export class StoreNotificationEntity {

@@ -43,6 +43,6 @@ import { UsersModule } from '../users/users.module';
       useFactory: (config: AppConfig) => new AppStoreClient(config.subscriptions.apple),
     },
   ],
-  exports: [TierTransitions],
+  exports: [TierTransitions, StoreNotifications],
 })
 export class SubscriptionsModule {}

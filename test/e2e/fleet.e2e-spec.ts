@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 
 const TAKEOVER_MS = 2_000;
 /** Every singleton job an instance registers with the monitor switched on. */
-const ALL_JOBS = ['backfill', 'disclosure-monitor', 'downgrade-cleanup', 'rate-limit-sweep', 'stock-sync'];
+const ALL_JOBS = ['backfill', 'disclosure-monitor', 'downgrade-cleanup', 'rate-limit-sweep', 'retention', 'stock-sync'];
 
 interface Fleet {
   sandbox: DartSandbox;

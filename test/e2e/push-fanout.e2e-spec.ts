@@ -395,7 +395,7 @@ describe('new-filing push across restarts and instances', () => {
     );
     const late = await b.app
       .get(PushDeliveryQueue)
-      .record(deadWorker, [{ rceptNo: filing.rcept_no, token: abandoned.fcm_token, status: 'UNREGISTERED', availableAt: null, error: 'late' }]);
+      .record(deadWorker, [{ rceptNo: filing.rcept_no, token: abandoned.fcm_token, status: 'UNREGISTERED', availableAt: null, error: 'late', title: 'late', body: 'late' }]);
     expect(late).toEqual({ recorded: 0, tokensRemoved: 0 });
     expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, ABANDONED: 500 });
 

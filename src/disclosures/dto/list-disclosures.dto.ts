@@ -12,6 +12,14 @@ export class LimitQuery {
   limit?: number;
 }
 
+/** A page of a feed ordered by filing: `limit`, and `before`, the last rcept_no of the previous page. */
+export class ReceiptCursorQuery extends LimitQuery {
+  @ApiPropertyOptional({ example: '20261121000123', description: 'Continue after this filing (the last rcept_no of the previous page)' })
+  @IsOptional()
+  @Matches(/^\d{14}$/, { message: 'before must be a rcept_no of 14 digits' })
+  before?: string;
+}
+
 export class ListDisclosuresQuery extends LimitQuery {
   @ApiPropertyOptional({ example: '00126380' })
   @IsOptional()

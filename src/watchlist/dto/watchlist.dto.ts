@@ -1,7 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsOptional, IsString, Matches } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean, IsDefined, IsString, Matches } from 'class-validator';
 import { ErrorBody } from '../../common/errors/error-body';
-import { LimitQuery } from '../../disclosures/dto/list-disclosures.dto';
 import type { WatchEntry, WatchlistCapacity } from '../watchlist.service';
 
 export const CORP_CODE_PATTERN = /^\d{8}$/;
@@ -67,11 +66,4 @@ export class WatchlistFullErrorBody extends ErrorBody {
 
   @ApiProperty({ example: 3 })
   used: number;
-}
-
-export class WatchedFeedQuery extends LimitQuery {
-  @ApiPropertyOptional({ example: '20261121000123', description: 'Continue after this filing (the last rcept_no of the previous page)' })
-  @IsOptional()
-  @Matches(/^\d{14}$/, { message: 'before must be a rcept_no of 14 digits' })
-  before?: string;
 }

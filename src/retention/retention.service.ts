@@ -1,0 +1,93 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { CronJob } from 'cron';
+import { AdRewardTransactions } from '../ads/ad-reward-transactions';
+import { Clock } from '../common/clock';
+import { SingletonJobs } from '../fleet/singleton-jobs';
+import { runAsJob } from '../logging/job-context';
+import { PushDeliveryQueue } from '../push/push-delivery-queue';
+import { StoreNotifications } from '../subscriptions/store-notifications';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** How long each kind of record is kept. */
+export const RETENTION = {
+  /** The push history shows 30 days. */
+  pushDeliveriesMs: 30 * DAY_MS,
+  /** The stores redeliver a notification for a few days at most. */
+  storeNotificationsMs: 30 * DAY_MS,
+  /** A callback older than an hour is refused as expired, so its id is not needed for long. */
+  adRewardTransactionsMs: 30 * DAY_MS,
+} as const;
+
+export interface RetentionRun {
+  pushDeliveries: number;
+  storeNotifications: number;
+  adRewardTransactions: number;
+}
+
+/**
+ * The daily retention job (singleton job `retention`, 04:45 KST): each table's owner
+ * deletes its rows past their retention, in batches. The cron fires on every instance
+ * and runs only on the one that leads the job.
+ */
+@Injectable()
+export class RetentionService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(RetentionService.name);
+  private job?: CronJob;
+  private running?: Promise<unknown>;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly deliveries: PushDeliveryQueue,
+    private readonly storeNotifications: StoreNotifications,
+    private readonly adRewards: AdRewardTransactions,
+    private readonly scheduler: SchedulerRegistry,
+    private readonly singletonJobs: SingletonJobs,
+  ) {}
+
+  onModuleInit(): void {
+    this.singletonJobs.register({
+      name: 'retention',
+      lead: () => undefined,
+      // A run in progress finishes: every batch is its own statement, and deleting twice changes nothing.
+      resign: async () => {
+        await this.running;
+      },
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.job = CronJob.from({
+      cronTime: '45 4 * * *',
+      timeZone: 'Asia/Seoul',
+      onTick: () => {
+        if (!this.singletonJobs.isLeading('retention')) return;
+        this.running = runAsJob('retention', () => this.runOnce()).catch((error: unknown) =>
+          this.logger.error(`retention failed: ${String(error)}`),
+        );
+      },
+      start: true,
+    });
+    this.scheduler.addCronJob('daily-retention', this.job);
+  }
+
+  onApplicationShutdown(): void {
+    void this.job?.stop();
+  }
+
+  /** Deletes everything past its retention now; answers how many rows of each table went. */
+  async runOnce(): Promise<RetentionRun> {
+    const now = this.clock.nowMs();
+    const run: RetentionRun = {
+      pushDeliveries: await this.deliveries.trimCreatedBefore(new Date(now - RETENTION.pushDeliveriesMs)),
+      storeNotifications: await this.storeNotifications.trimReceivedBefore(new Date(now - RETENTION.storeNotificationsMs)),
+      adRewardTransactions: await this.adRewards.trimGrantedBefore(new Date(now - RETENTION.adRewardTransactionsMs)),
+    };
+    this.logger.log(
+      `retention: deleted ${run.pushDeliveries} push deliveries, ${run.storeNotifications} store notifications, ` +
+        `${run.adRewardTransactions} ad-reward records`,
+    );
+    return run;
+  }
+}
