@@ -4,6 +4,7 @@ import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { version as VERSION } from '../../package.json';
+import { ApiWithoutDatabase } from '../common/http/api-errors';
 import { AdminOnly } from './admin-key.guard';
 
 class AdminStatusResponse {
@@ -36,6 +37,7 @@ export class AdminController {
 
   @Get('status')
   @ApiOperation({ summary: 'Instance status for operators' })
+  @ApiWithoutDatabase()
   @ApiOkResponse({ type: AdminStatusResponse })
   status(): AdminStatusResponse {
     return { status: 'ok', app_env: this.config.appEnv, version: VERSION, started_at: this.startedAt.toISOString() };

@@ -6,7 +6,7 @@ import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../database/database-errors';
 import { missingRequiredSettings } from './required-settings';
-import { ApiErrors } from '../common/http/api-errors';
+import { ApiErrors, ApiWithoutDatabase } from '../common/http/api-errors';
 
 @ApiTags('health')
 @Controller('health')
@@ -21,17 +21,26 @@ export class HealthController {
     this.missingSettings = missingRequiredSettings(config);
   }
 
+  // Not terminus's own OpenAPI answers: its 503 body is not what these send (errors are ErrorBody), and liveness never answers 503.
   @Get()
-  @HealthCheck()
+  @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiOperation({ summary: 'Liveness: the process serves HTTP' })
+  @ApiOkResponse({ description: 'Serving', schema: { type: 'object', example: { status: 'ok', info: {}, error: {}, details: {} } } })
+  @ApiWithoutDatabase()
   live(): Promise<HealthCheckResult> {
     return this.health.check([]);
   }
 
   @Get('ready')
-  @HealthCheck()
+  @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiOperation({ summary: 'Readiness: the database answers, and in production every required upstream setting is present' })
-  @ApiOkResponse({ description: 'Ready' })
+  @ApiOkResponse({
+    description: 'Ready',
+    schema: {
+      type: 'object',
+      example: { status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } },
+    },
+  })
   @ApiErrors({
     DATABASE_UNAVAILABLE: 'the database is unreachable (with Retry-After)',
     SERVICE_UNAVAILABLE: 'a production instance lacks a required setting such as DART_API_KEY (it never becomes ready)',

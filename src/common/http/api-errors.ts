@@ -1,5 +1,5 @@
 import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtension, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { buildErrorBody, ErrorBody } from '../errors/error-body';
 import { ERROR_EXAMPLE_MESSAGES, ERROR_STATUS, type ErrorCode } from '../errors/error-codes';
 
@@ -47,4 +47,16 @@ export function ApiErrors(errors: ErrorDocs): MethodDecorator & ClassDecorator {
 /** The schema reference of an error body, for answers added to the document after the scan. */
 export function errorBodyRef(): { $ref: string } {
   return { $ref: getSchemaPath(ErrorBody) };
+}
+
+/** The OpenAPI extension of an operation that never reaches the database. */
+export const WITHOUT_DATABASE = 'x-without-database';
+
+/**
+ * Marks an operation that never reaches the database, so the document does not give it
+ * the 503 DATABASE_UNAVAILABLE every other operation can answer: a liveness probe that
+ * seemed to depend on the database would have operators restart healthy instances.
+ */
+export function ApiWithoutDatabase(): MethodDecorator {
+  return ApiExtension(WITHOUT_DATABASE, true);
 }

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { version } from '../../../package.json';
 import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes';
-import { type ErrorDocs, errorBodyRef, type ErrorResponseDoc, errorResponseDocs } from './api-errors';
+import { type ErrorDocs, errorBodyRef, type ErrorResponseDoc, errorResponseDocs, WITHOUT_DATABASE } from './api-errors';
 
 const DESCRIPTION = `The **Disclosure Briefing Service**: filings of listed Korean companies from the national
 disclosure system (OpenDART), each with a one-line AI summary and a full analysis; signed-in users reveal
@@ -40,7 +40,7 @@ const EVERY_BODY: ErrorDocs = {
   UNSUPPORTED_MEDIA_TYPE: "the body's Content-Encoding or charset is not supported",
 };
 
-type Operation = { requestBody?: unknown; responses: Record<string, Record<string, unknown>> };
+type Operation = { requestBody?: unknown; responses: Record<string, Record<string, unknown>>; [WITHOUT_DATABASE]?: boolean };
 
 /** Adds the answers every operation shares to each one, merged with what its decorators say. */
 function addSharedErrorAnswers(document: OpenAPIObject): void {
@@ -48,11 +48,22 @@ function addSharedErrorAnswers(document: OpenAPIObject): void {
     for (const [method, operation] of Object.entries(pathItem) as Array<[string, Operation]>) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
       const shared: ErrorDocs = { ...EVERY_OPERATION };
+      if (operation[WITHOUT_DATABASE] === true) delete shared.DATABASE_UNAVAILABLE;
       if (!['get', 'head', 'options'].includes(method)) Object.assign(shared, EVERY_WRITE);
       if (operation.requestBody !== undefined) Object.assign(shared, EVERY_BODY);
+      // What the operation says of a code itself is the more precise.
+      for (const code of documentedCodes(operation)) delete shared[code];
       for (const answer of errorResponseDocs(shared)) mergeAnswer(operation, answer);
     }
   }
+}
+
+/** The codes an operation's own decorators give an example of. */
+function documentedCodes(operation: Operation): ErrorCode[] {
+  return Object.values(operation.responses).flatMap((response) => {
+    const content = response.content as Record<string, { examples?: Record<string, unknown> }> | undefined;
+    return Object.keys(content?.['application/json']?.examples ?? {}) as ErrorCode[];
+  });
 }
 
 function mergeAnswer(operation: Operation, answer: ErrorResponseDoc): void {
