@@ -35,6 +35,7 @@ const EVERY_WRITE: ErrorDocs = {
   RATE_LIMITED: "the caller's rate limit is spent (with Retry-After)",
 };
 const EVERY_BODY: ErrorDocs = {
+  BAD_REQUEST: 'the body is nested too deeply, or does not match its Content-Length or Content-Encoding',
   MALFORMED_JSON: 'the body is not valid JSON',
   PAYLOAD_TOO_LARGE: 'the body is larger than 256 kB',
   UNSUPPORTED_MEDIA_TYPE: "the body's Content-Encoding or charset is not supported",
