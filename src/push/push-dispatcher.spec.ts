@@ -143,6 +143,9 @@ describe('PushDispatcher', () => {
         status: 'PENDING',
         availableAt: new Date(now + 1000),
         error: 'push sender failed: socket hang up',
+        // What the notification says is kept with its outcome (the push history).
+        title: d.corpName,
+        body: `새 공시: ${d.reportName}`,
       })),
     );
   });
