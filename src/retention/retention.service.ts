@@ -1,10 +1,9 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { CronJob } from 'cron';
 import { AdRewardTransactions } from '../ads/ad-reward-transactions';
 import { Clock } from '../common/clock';
+import { DailySingletonJob } from '../fleet/daily-singleton-job';
 import { SingletonJobs } from '../fleet/singleton-jobs';
-import { runAsJob } from '../logging/job-context';
 import { PushDeliveryQueue } from '../push/push-delivery-queue';
 import { StoreNotifications } from '../subscriptions/store-notifications';
 
@@ -34,8 +33,8 @@ export interface RetentionRun {
 @Injectable()
 export class RetentionService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RetentionService.name);
-  private job?: CronJob;
-  private running?: Promise<unknown>;
+  // Every batch is its own statement, and deleting twice changes nothing: a run may finish after a resign.
+  private readonly daily = new DailySingletonJob({ name: 'retention', cronTime: '45 4 * * *', run: () => this.runOnce(), logger: this.logger });
 
   constructor(
     private readonly clock: Clock,
@@ -47,33 +46,15 @@ export class RetentionService implements OnModuleInit, OnApplicationBootstrap, O
   ) {}
 
   onModuleInit(): void {
-    this.singletonJobs.register({
-      name: 'retention',
-      lead: () => undefined,
-      // A run in progress finishes: every batch is its own statement, and deleting twice changes nothing.
-      resign: async () => {
-        await this.running;
-      },
-    });
+    this.daily.register(this.singletonJobs);
   }
 
   onApplicationBootstrap(): void {
-    this.job = CronJob.from({
-      cronTime: '45 4 * * *',
-      timeZone: 'Asia/Seoul',
-      onTick: () => {
-        if (!this.singletonJobs.isLeading('retention')) return;
-        this.running = runAsJob('retention', () => this.runOnce()).catch((error: unknown) =>
-          this.logger.error(`retention failed: ${String(error)}`),
-        );
-      },
-      start: true,
-    });
-    this.scheduler.addCronJob('daily-retention', this.job);
+    this.daily.start(this.scheduler, this.singletonJobs);
   }
 
   onApplicationShutdown(): void {
-    void this.job?.stop();
+    this.daily.stop();
   }
 
   /** Deletes everything past its retention now; answers how many rows of each table went. */

@@ -1,9 +1,9 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { CronJob } from 'cron';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import { DailySingletonJob } from '../fleet/daily-singleton-job';
 import { SingletonJobs } from '../fleet/singleton-jobs';
 import { WatchlistService } from './watchlist.service';
 import { TierTransitions } from '../subscriptions/tier-transitions';
@@ -25,8 +25,8 @@ export const DOWNGRADE_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 @Injectable()
 export class DowngradeCleanupService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DowngradeCleanupService.name);
-  private job?: CronJob;
-  private running?: Promise<unknown>;
+  // 04:30 KST daily; the per-read check keeps each user right in between.
+  private readonly daily = new DailySingletonJob({ name: 'downgrade-cleanup', cronTime: '30 4 * * *', run: () => this.runAll(), logger: this.logger });
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -39,32 +39,16 @@ export class DowngradeCleanupService implements OnModuleInit, OnApplicationBoots
   ) {}
 
   onModuleInit(): void {
-    this.singletonJobs.register({
-      name: 'downgrade-cleanup',
-      lead: () => undefined,
-      // A run in progress finishes: each user is settled in its own transaction, and settling twice changes nothing.
-      resign: async () => {
-        await this.running;
-      },
-    });
+    // A run in progress finishes on resign: each user is settled in its own transaction, and settling twice changes nothing.
+    this.daily.register(this.singletonJobs);
   }
 
   onApplicationBootstrap(): void {
-    // 04:30 KST daily; the per-read check keeps each user right in between.
-    this.job = CronJob.from({
-      cronTime: '30 4 * * *',
-      timeZone: 'Asia/Seoul',
-      onTick: () => {
-        if (!this.singletonJobs.isLeading('downgrade-cleanup')) return;
-        this.running = this.runAll().catch((error: unknown) => this.logger.error(`downgrade cleanup failed: ${String(error)}`));
-      },
-      start: true,
-    });
-    this.scheduler.addCronJob('daily-downgrade-cleanup', this.job);
+    this.daily.start(this.scheduler, this.singletonJobs);
   }
 
   onApplicationShutdown(): void {
-    void this.job?.stop();
+    this.daily.stop();
   }
 
   /** One user's pending expiry and cleanup; returns how many watch entries were removed. */
