@@ -11,6 +11,7 @@ import { SharedDartBudget1764420000000 } from './1764420000000-shared-dart-budge
 import { RecordedPushMessages1764440000000 } from './1764440000000-recorded-push-messages';
 import { UrgentAnalyses1764450000000 } from './1764450000000-urgent-analyses';
 import { PushHistoryAndRetention1764460000000 } from './1764460000000-push-history-and-retention';
+import { PushPreferences1764470000000 } from './1764470000000-push-preferences';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   RecordedPushMessages1764440000000,
   UrgentAnalyses1764450000000,
   PushHistoryAndRetention1764460000000,
+  PushPreferences1764470000000,
 ];

@@ -9,6 +9,7 @@ import { FleetInstanceEntity } from '../fleet/fleet-instance.entity';
 import { PushTokenEntity } from '../push-tokens/push-token.entity';
 import { PushDeliveryEntity } from '../push/push-delivery.entity';
 import { PushFanoutEntity } from '../push/push-fanout.entity';
+import { PushPreferenceEntity } from '../push/push-preference.entity';
 import { RecordedPushMessageEntity } from '../push/recorded-push-message.entity';
 import { QuotaUsageEntity } from '../quota/quota-usage.entity';
 import { RateLimitBucketEntity } from '../rate-limit/rate-limit-bucket.entity';
@@ -34,6 +35,7 @@ export const ENTITIES = [
   WatchStockEntity,
   PushTokenEntity,
   PushFanoutEntity,
+  PushPreferenceEntity,
   PushDeliveryEntity,
   RecordedPushMessageEntity,
   StorePurchaseEntity,

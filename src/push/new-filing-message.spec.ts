@@ -1,4 +1,4 @@
-import { newFilingMessage } from './new-filing-message';
+import { digestText, newFilingMessage } from './new-filing-message';
 
 describe('newFilingMessage', () => {
   const filing = { rceptNo: '20261120000123', corpCode: '00126380', corpName: '삼성전자', reportName: '주요사항보고서(유상증자결정)', oneLiner: null };
@@ -30,5 +30,30 @@ describe('newFilingMessage', () => {
     expect(message.body).toHaveLength(120);
     expect(message.body.endsWith('…')).toBe(true);
     expect(message.body.startsWith('새 공시: 가가')).toBe(true);
+  });
+
+  it('sends a text fixed earlier as it is, still opening the filing', () => {
+    const message = newFilingMessage('token-a', filing, { title: '관심 기업 새 공시 2건', body: '삼성전자, 카카오' });
+    expect(message).toEqual({
+      token: 'token-a',
+      title: '관심 기업 새 공시 2건',
+      body: '삼성전자, 카카오',
+      data: { rcept_no: '20261120000123', corp_code: '00126380' },
+      collapseKey: '20261120000123',
+    });
+  });
+});
+
+describe('digestText', () => {
+  it('counts the filings and names each company once, newest first', () => {
+    expect(digestText([{ corpName: '카카오' }, { corpName: '삼성전자' }, { corpName: '카카오' }])).toEqual({
+      title: '관심 기업 새 공시 3건',
+      body: '카카오, 삼성전자',
+    });
+  });
+
+  it('names three companies and counts the rest', () => {
+    const filings = ['A', 'B', 'C', 'D', 'E'].map((corpName) => ({ corpName }));
+    expect(digestText(filings)).toEqual({ title: '관심 기업 새 공시 5건', body: 'A, B, C 외 2곳' });
   });
 });

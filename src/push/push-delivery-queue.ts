@@ -1,21 +1,34 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { deleteOlderThan } from '../database/delete-in-batches';
 import { PushTokens } from '../push-tokens/push-tokens';
-import type { FilingNotice } from './new-filing-message';
+import { filingFilterKeys } from '../watchlist/notify-filters';
+import { digestText, type FilingNotice, type NotificationText } from './new-filing-message';
 import { PushOutbox } from './push-outbox';
 import type { PushSendResult } from './push-sender';
+import { quietWindowEndSql } from './quiet-hours';
 
 /** A delivery claimed for sending, with what its notification says. */
 export interface ClaimedDelivery extends FilingNotice {
   token: string;
   /** Attempts including this one. */
   attempts: number;
+  /** The text fixed before the send (a digest, or a retry repeating what the first attempt said); null: composed from the filing. */
+  text: NotificationText | null;
+}
+
+/** What an expansion did with one fan-out. */
+export interface ExpandedFanout {
+  rceptNo: string;
+  /** Deliveries to send now. */
+  deliveries: number;
+  /** Deliveries held for their users' quiet hours. */
+  held: number;
 }
 
 /** One entry of a user's push history. */
@@ -47,6 +60,12 @@ export interface RecordedOutcomes {
 
 /** Longest wait between two attempts of one message. */
 const MAX_BACKOFF_MS = 15 * 60_000;
+
+/** Key of the transaction advisory lock under which one instance at a time turns held deliveries into digests. */
+const DIGEST_RELEASE_LOCK_KEY = 727_100_003;
+
+/** Users whose held deliveries one digest transaction takes. */
+const DIGEST_USERS_PER_PASS = 500;
 
 /**
  * The provider's answer for one message, as a delivery status: sent; token gone
@@ -87,51 +106,137 @@ export class PushDeliveryQueue {
   /**
    * Expands the oldest pending fan-out: its deliveries (none when `createDeliveries`
    * is false, i.e. push is off) and its EXPANDED mark are one transaction, so a crash
-   * leaves it either untouched or complete. Null when no pending fan-out is free.
+   * leaves it either untouched or complete. A delivery goes to each token of each user
+   * watching the company with notifications on whose entry's category and impact
+   * filters the filing passes; it is HELD until the end of the user's quiet window when
+   * now falls in one. Null when no pending fan-out is free.
    */
-  async expandNext(createDeliveries: boolean): Promise<{ rceptNo: string; deliveries: number } | null> {
+  async expandNext(createDeliveries: boolean): Promise<ExpandedFanout | null> {
     return this.dataSource.transaction(async (manager) => {
       const fanout = await this.outbox.takeOldestReady(manager, this.config.push.summaryWaitMs);
       if (!fanout) return null;
       let deliveries = 0;
+      let held = 0;
       if (createDeliveries) {
+        const filter = filingFilterKeys(fanout.reportName, fanout.impact);
         // The watchers never leave the database: 10,000 of them are one statement.
-        const [{ n }] = await manager.query<{ n: number }[]>(
+        const [counts] = await manager.query<{ deliveries: number; held: number }[]>(
           `WITH created AS (
-             INSERT INTO push_deliveries (rcept_no, fcm_token, user_id)
-             SELECT $1, t.fcm_token, t.user_id
-             FROM watch_stocks w JOIN push_tokens t ON t.user_id = w.user_id
+             INSERT INTO push_deliveries (rcept_no, fcm_token, user_id, status, available_at)
+             SELECT $1, t.fcm_token, t.user_id, CASE WHEN quiet.until IS NULL THEN 'PENDING' ELSE 'HELD' END, quiet.until
+             FROM watch_stocks w
+             JOIN push_tokens t ON t.user_id = w.user_id
+             LEFT JOIN push_preferences q ON q.user_id = w.user_id
+             CROSS JOIN LATERAL (SELECT ${quietWindowEndSql('$5', 'q')} AS until) quiet
              WHERE w.corp_code = $2 AND w.notify_enabled
+               AND (w.categories IS NULL OR $3::varchar = ANY (w.categories))
+               AND (w.min_impact IS NULL OR w.min_impact = ANY ($4::varchar[]))
              ON CONFLICT DO NOTHING
-             RETURNING 1
-           ) SELECT count(*)::int AS n FROM created`,
-          [fanout.rceptNo, fanout.corpCode],
+             RETURNING status
+           ) SELECT count(*) FILTER (WHERE status = 'PENDING')::int AS deliveries, count(*) FILTER (WHERE status = 'HELD')::int AS held
+           FROM created`,
+          [fanout.rceptNo, fanout.corpCode, filter.category, filter.passingMinImpacts, this.clock.now()],
         );
-        deliveries = n;
+        ({ deliveries, held } = counts);
       }
-      await this.outbox.markExpanded(manager, fanout.rceptNo, deliveries, this.clock.now());
-      return { rceptNo: fanout.rceptNo, deliveries };
+      await this.outbox.markExpanded(manager, fanout.rceptNo, deliveries + held, this.clock.now());
+      return { rceptNo: fanout.rceptNo, deliveries, held };
     });
+  }
+
+  /**
+   * Turns the held deliveries whose quiet window ended into digests: for each device, the
+   * newest held filing's delivery becomes PENDING with a text counting the filings and
+   * naming the companies (one held filing keeps its usual text), and the others DIGESTED.
+   * Whole users at a time, under an advisory lock, so one device never gets two digests
+   * for one window. Answers the digests released.
+   */
+  async releaseDueDigests(): Promise<number> {
+    let released = 0;
+    for (;;) {
+      const pass = await this.dataSource.transaction(async (manager) => {
+        const [{ locked }] = await manager.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [DIGEST_RELEASE_LOCK_KEY]);
+        if (!locked) return 0;
+        const rows = await manager.query<{ rcept_no: string; fcm_token: string; corp_code: string; corp_name: string }[]>(
+          `WITH due_users AS (
+             SELECT DISTINCT user_id FROM push_deliveries WHERE status = 'HELD' AND available_at <= $1 ORDER BY user_id LIMIT $2
+           )
+           SELECT p.rcept_no, p.fcm_token, d.corp_code, d.corp_name
+           FROM push_deliveries p JOIN due_users u ON u.user_id = p.user_id JOIN disclosures d ON d.rcept_no = p.rcept_no
+           WHERE p.status = 'HELD' AND p.available_at <= $1
+           ORDER BY p.fcm_token, p.rcept_no DESC`,
+          [this.clock.now(), DIGEST_USERS_PER_PASS],
+        );
+        if (rows.length === 0) return 0;
+        const byToken = new Map<string, typeof rows>();
+        for (const row of rows) {
+          const held = byToken.get(row.fcm_token);
+          if (held) held.push(row);
+          else byToken.set(row.fcm_token, [row]);
+        }
+        const updates = [...byToken.values()].flatMap((held) => {
+          // Newest first: the digest opens the newest filing.
+          const text = held.length > 1 ? digestText(held.map((row) => ({ corpName: row.corp_name }))) : null;
+          return held.map((row, i) => ({ rcept_no: row.rcept_no, fcm_token: row.fcm_token, carrier: i === 0, text }));
+        });
+        await manager.query(
+          `UPDATE push_deliveries p
+           SET status = CASE WHEN u.carrier THEN 'PENDING' ELSE 'DIGESTED' END, available_at = NULL, title = u.title, body = u.body
+           FROM unnest($1::bpchar[], $2::text[], $3::boolean[], $4::text[], $5::text[]) AS u(rcept_no, fcm_token, carrier, title, body)
+           WHERE p.rcept_no = u.rcept_no AND p.fcm_token = u.fcm_token AND p.status = 'HELD'`,
+          [
+            updates.map((u) => u.rcept_no),
+            updates.map((u) => u.fcm_token),
+            updates.map((u) => u.carrier),
+            updates.map((u) => (u.carrier ? (u.text?.title ?? null) : null)),
+            updates.map((u) => (u.carrier ? (u.text?.body ?? null) : null)),
+          ],
+        );
+        return byToken.size;
+      });
+      if (pass === 0) return released;
+      released += pass;
+    }
+  }
+
+  /**
+   * After the user's quiet hours changed (in `manager`'s transaction): what they hold
+   * waits for the end of the new window now in force, or goes at the next pass when now
+   * is outside it (or quiet hours are off).
+   */
+  async rescheduleHeld(manager: EntityManager, userId: number): Promise<void> {
+    await manager.query(
+      `UPDATE push_deliveries p
+       SET available_at = coalesce((SELECT ${quietWindowEndSql('$2', 'q')} FROM push_preferences q WHERE q.user_id = $1), $2)
+       WHERE p.user_id = $1 AND p.status = 'HELD'`,
+      [userId, this.clock.now()],
+    );
   }
 
   /** What is not yet handed to the sender: fan-outs to expand and deliveries pending, for the metrics. */
   async backlog(): Promise<Record<string, number>> {
-    const [{ n }] = await this.dataSource.query<{ n: number }[]>("SELECT count(*)::int AS n FROM push_deliveries WHERE status = 'PENDING'");
-    return { fanouts: await this.outbox.pendingCount(this.dataSource.manager), deliveries: n };
+    const [{ pending, held }] = await this.dataSource.query<{ pending: number; held: number }[]>(
+      `SELECT count(*) FILTER (WHERE status = 'PENDING')::int AS pending, count(*) FILTER (WHERE status = 'HELD')::int AS held
+       FROM push_deliveries WHERE status IN ('PENDING', 'HELD')`,
+    );
+    return { fanouts: await this.outbox.pendingCount(this.dataSource.manager), deliveries: pending, held };
   }
 
   /**
    * The caller's notifications, one per filing however many devices it went to, newest
    * filing first; `before` continues after that receipt number. Only what was handed to
-   * the provider at least once: `sent` when any device got it, otherwise the last outcome.
+   * the provider at least once: `sent` when any device got it, otherwise the most hopeful
+   * outcome among the devices (to be retried, maybe delivered, refused, token gone).
    */
   async history(userId: number, limit: number, before?: string): Promise<PushHistoryEntry[]> {
     const rows = await this.dataSource.query<PushHistoryEntry[]>(
       `SELECT p.rcept_no, d.corp_code, d.corp_name, max(p.title) AS title, max(p.body) AS body,
               min(p.sent_at) AS sent_at,
-              CASE WHEN bool_or(p.status = 'SENT') THEN 'sent' ELSE lower(max(p.status)) END AS outcome
+              CASE WHEN bool_or(p.status = 'SENT') THEN 'sent' WHEN bool_or(p.status = 'PENDING') THEN 'pending'
+                   WHEN bool_or(p.status = 'ABANDONED') THEN 'abandoned' WHEN bool_or(p.status = 'FAILED') THEN 'failed'
+                   ELSE 'unregistered' END AS outcome
        FROM push_deliveries p JOIN disclosures d ON d.rcept_no = p.rcept_no
-       WHERE p.user_id = $1 AND p.attempts > 0 AND p.status <> 'SENDING' AND ($3::text IS NULL OR p.rcept_no < $3)
+       WHERE p.user_id = $1 AND p.attempts > 0 AND p.status IN ('SENT', 'PENDING', 'ABANDONED', 'FAILED', 'UNREGISTERED') AND ($3::text IS NULL OR p.rcept_no < $3)
        GROUP BY p.rcept_no, d.corp_code, d.corp_name
        ORDER BY p.rcept_no DESC
        LIMIT $2`,
@@ -165,7 +270,17 @@ export class PushDeliveryQueue {
   /** One claim pass over pending deliveries matching `due`; $1 is the worker, $2 the lease end, $3 the limit. */
   private async claimWhere(due: string, params: unknown[]): Promise<ClaimedDelivery[]> {
     const rows = await this.dataSource.query<
-      { rcept_no: string; fcm_token: string; attempts: number; corp_code: string; corp_name: string; report_name: string; one_liner: string | null }[]
+      {
+        rcept_no: string;
+        fcm_token: string;
+        attempts: number;
+        title: string | null;
+        body: string | null;
+        corp_code: string;
+        corp_name: string;
+        report_name: string;
+        one_liner: string | null;
+      }[]
     >(
       `WITH next AS (
          SELECT rcept_no, fcm_token FROM push_deliveries
@@ -176,9 +291,9 @@ export class PushDeliveryQueue {
        claimed AS (
          UPDATE push_deliveries p SET status = 'SENDING', attempts = p.attempts + 1, lease_owner = $1, lease_expires_at = $2
          FROM next WHERE p.rcept_no = next.rcept_no AND p.fcm_token = next.fcm_token
-         RETURNING p.rcept_no, p.fcm_token, p.attempts
+         RETURNING p.rcept_no, p.fcm_token, p.attempts, p.title, p.body
        )
-       SELECT c.rcept_no, c.fcm_token, c.attempts, d.corp_code, d.corp_name, d.report_name, a.one_liner
+       SELECT c.rcept_no, c.fcm_token, c.attempts, c.title, c.body, d.corp_code, d.corp_name, d.report_name, a.one_liner
        FROM claimed c JOIN disclosures d ON d.rcept_no = c.rcept_no
        LEFT JOIN analyses a ON a.rcept_no = c.rcept_no AND a.status = 'COMPLETED' AND a.one_liner <> ''`,
       params,
@@ -191,6 +306,7 @@ export class PushDeliveryQueue {
       corpName: row.corp_name,
       reportName: row.report_name,
       oneLiner: row.one_liner,
+      text: row.title !== null && row.body !== null ? { title: row.title, body: row.body } : null,
     }));
   }
 

@@ -3,7 +3,12 @@ import { LeasedWorkColumns } from '../database/leased-work-columns';
 import { DisclosureEntity } from '../disclosures/disclosure.entity';
 import { UserEntity } from '../users/user.entity';
 
-export type PushDeliveryStatus = 'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UNREGISTERED' | 'ABANDONED';
+/**
+ * HELD: the user's quiet hours; waits until `available_at` (the window's end), when the
+ * newest of a device's held deliveries becomes PENDING carrying the digest and the
+ * others become DIGESTED (told by that digest, never sent themselves).
+ */
+export type PushDeliveryStatus = 'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UNREGISTERED' | 'ABANDONED' | 'HELD' | 'DIGESTED';
 
 /**
  * One message per (filing, token): the primary key is what makes a second send
@@ -15,10 +20,11 @@ export type PushDeliveryStatus = 'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UN
 @Entity('push_deliveries')
 @Check(
   'ck_push_deliveries_status',
-  `status IN ('PENDING', 'SENDING', 'SENT', 'FAILED', 'UNREGISTERED', 'ABANDONED')`,
+  `status IN ('PENDING', 'SENDING', 'SENT', 'FAILED', 'UNREGISTERED', 'ABANDONED', 'HELD', 'DIGESTED')`,
 )
 @Index('ix_push_deliveries_claimable', { synchronize: false })
 @Index('ix_push_deliveries_sending', ['work.leaseExpiresAt'], { where: `status = 'SENDING'` })
+@Index('ix_push_deliveries_held', ['work.availableAt'], { where: `status = 'HELD'` })
 @Index('ix_push_deliveries_user_id', ['userId'])
 // The retention job deletes by age (migration PushHistoryAndRetention1764460000000).
 @Index('ix_push_deliveries_created_at', ['createdAt'])

@@ -30,7 +30,7 @@ class InMemoryQueue {
   expandNext(createDeliveries: boolean) {
     this.expandCalls.push(createDeliveries);
     const rceptNo = this.fanouts.shift();
-    return Promise.resolve(rceptNo === undefined ? null : { rceptNo, deliveries: 0 });
+    return Promise.resolve(rceptNo === undefined ? null : { rceptNo, deliveries: 0, held: 0 });
   }
   claimBatch(_worker: string, limit: number) {
     this.claims.push(limit);
@@ -39,6 +39,9 @@ class InMemoryQueue {
   record(_worker: string, outcomes: Recorded[]) {
     this.recorded.push(...outcomes);
     return Promise.resolve({ recorded: outcomes.length, tokensRemoved: 0 });
+  }
+  releaseDueDigests() {
+    return Promise.resolve(0);
   }
   abandonExpired() {
     return Promise.resolve(0);
@@ -54,6 +57,7 @@ function deliveries(count: number): ClaimedDelivery[] {
     oneLiner: null,
     token: `token-${i}`,
     attempts: 1,
+    text: null,
   }));
 }
 

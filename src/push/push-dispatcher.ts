@@ -104,17 +104,22 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
     this.pool.wake();
   }
 
-  /** The pass before each fill: pending fan-outs become deliveries, expired leases are abandoned. */
+  /**
+   * The pass before each fill: pending fan-outs become deliveries, held deliveries whose
+   * quiet hours ended become digests, expired leases are abandoned.
+   */
   private async expand(): Promise<void> {
     try {
       const enabled = this.sender.enabled;
       for (let fanout = await this.queue.expandNext(enabled); fanout !== null; fanout = await this.queue.expandNext(enabled)) {
-        if (enabled) this.logger.debug(`filing ${fanout.rceptNo}: ${fanout.deliveries} push deliveries`);
+        if (enabled) this.logger.debug(`filing ${fanout.rceptNo}: ${fanout.deliveries} push deliveries, ${fanout.held} held for quiet hours`);
         // The first fan-out's batches go out while the next one expands.
         this.pool.fill();
         if (!this.pool.isRunning) return;
       }
       if (!enabled) return;
+      const digests = await this.queue.releaseDueDigests();
+      if (digests > 0) this.logger.log(`quiet hours ended: ${digests} device(s) get their held pushes`);
       const abandoned = await this.queue.abandonExpired();
       if (abandoned > 0) this.logger.warn(`${abandoned} push deliveries abandoned: their sender's lease expired mid-send (not resent)`);
     } catch (error) {
@@ -123,7 +128,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async deliver(batch: ClaimedDelivery[]): Promise<void> {
-    const messages = batch.map((delivery) => newFilingMessage(delivery.token, delivery));
+    const messages = batch.map((delivery) => newFilingMessage(delivery.token, delivery, delivery.text));
     let results: PushSendResult[];
     try {
       results = await this.sender.send(messages);

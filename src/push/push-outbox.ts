@@ -2,10 +2,13 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PushFanoutEntity } from './push-fanout.entity';
 
-/** A pending fan-out taken for expansion, with the company whose watchers it goes to. */
+/** A pending fan-out taken for expansion: the company whose watchers it goes to, and what their filters look at. */
 export interface TakenFanout {
   rceptNo: string;
   corpCode: string;
+  reportName: string;
+  /** The impact level of the filing's completed analysis; null without one. */
+  impact: string | null;
 }
 
 /**
@@ -31,8 +34,10 @@ export class PushOutbox {
    * restart loses no waiting fan-out.
    */
   async takeOldestReady(manager: EntityManager, summaryWaitMs: number): Promise<TakenFanout | null> {
-    const [fanout] = await manager.query<{ rcept_no: string; corp_code: string }[]>(
-      `SELECT f.rcept_no, d.corp_code FROM push_fanouts f
+    const [fanout] = await manager.query<{ rcept_no: string; corp_code: string; report_name: string; impact: string | null }[]>(
+      `SELECT f.rcept_no, d.corp_code, d.report_name,
+              CASE WHEN a.status = 'COMPLETED' THEN a.result -> 'impact' ->> 'level' END AS impact
+       FROM push_fanouts f
        JOIN disclosures d ON d.rcept_no = f.rcept_no
        LEFT JOIN analyses a ON a.rcept_no = f.rcept_no
        WHERE f.status = 'PENDING'
@@ -41,7 +46,7 @@ export class PushOutbox {
        ORDER BY f.created_at LIMIT 1 FOR UPDATE OF f SKIP LOCKED`,
       [summaryWaitMs],
     );
-    return fanout ? { rceptNo: fanout.rcept_no, corpCode: fanout.corp_code } : null;
+    return fanout ? { rceptNo: fanout.rcept_no, corpCode: fanout.corp_code, reportName: fanout.report_name, impact: fanout.impact } : null;
   }
 
   /** Fan-outs not yet expanded, for the metrics. */

@@ -11,6 +11,8 @@ import { PushDeliveryQueue } from './push-delivery-queue';
 import { PushDispatcher } from './push-dispatcher';
 import { PushOutbox } from './push-outbox';
 import { PushHistoryController } from './push-history.controller';
+import { PushPreferences } from './push-preferences';
+import { PushPreferencesController } from './push-preferences.controller';
 import { PushSender } from './push-sender';
 import { RecordedPushMessagesController } from './recorded-push-messages.controller';
 import { RecordingPushSender } from './recording-push-sender';
@@ -22,7 +24,7 @@ import { RecordingPushSender } from './recording-push-sender';
  */
 @Module({
   imports: [PushTokensModule],
-  controllers: [RecordedPushMessagesController, PushHistoryController],
+  controllers: [RecordedPushMessagesController, PushHistoryController, PushPreferencesController],
   providers: [
     {
       provide: PushSender,
@@ -35,6 +37,7 @@ import { RecordingPushSender } from './recording-push-sender';
     PushOutbox,
     PushDeliveryQueue,
     PushDispatcher,
+    PushPreferences,
   ],
   exports: [PushDispatcher, PushDeliveryQueue, PushOutbox],
 })

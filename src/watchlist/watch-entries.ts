@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { ImpactLevel } from '../analysis/analyzers/analysis-result.schema';
+import type { ReportType } from '../disclosures/report-type';
 import type { PremiumTier } from '../users/user.entity';
 
 /** A row of `watch_stocks` as read, with the column names. */
@@ -11,10 +13,19 @@ export interface WatchRow {
   corp_name: string;
   stock_code: string | null;
   notify_enabled: boolean;
+  categories: ReportType[] | null;
+  min_impact: ImpactLevel | null;
   created_at: Date;
 }
 
-const WATCH_COLUMNS = 'id, user_id, corp_code, corp_name, stock_code, notify_enabled, created_at';
+/** A change of an entry's notification settings; an absent field stays as it is, null clears a filter. */
+export interface NotifySettings {
+  notifyEnabled?: boolean;
+  categories?: ReportType[] | null;
+  minImpact?: ImpactLevel | null;
+}
+
+const WATCH_COLUMNS = 'id, user_id, corp_code, corp_name, stock_code, notify_enabled, categories, min_impact, created_at';
 /** Newest first; the id breaks ties between entries added in the same microsecond. */
 const NEWEST_FIRST = 'created_at DESC, id DESC';
 
@@ -83,13 +94,25 @@ export class WatchEntries {
     return n > 0;
   }
 
-  /** Sets notify_enabled of one entry and answers it; undefined when there is no such entry. */
-  async setNotify(userId: number, corpCode: string, notifyEnabled: boolean): Promise<WatchRow | undefined> {
+  /** Changes the notification settings of one entry and answers it; undefined when there is no such entry. */
+  async setNotify(userId: number, corpCode: string, settings: NotifySettings): Promise<WatchRow | undefined> {
     const [row] = await this.dataSource.query<WatchRow[]>(
       `WITH updated AS (
-         UPDATE watch_stocks SET notify_enabled = $3 WHERE user_id = $1 AND corp_code = $2 RETURNING ${WATCH_COLUMNS}
+         UPDATE watch_stocks
+         SET notify_enabled = coalesce($3, notify_enabled),
+             categories = CASE WHEN $4 THEN $5::varchar[] ELSE categories END,
+             min_impact = CASE WHEN $6 THEN $7 ELSE min_impact END
+         WHERE user_id = $1 AND corp_code = $2 RETURNING ${WATCH_COLUMNS}
        ) SELECT ${WATCH_COLUMNS} FROM updated`,
-      [userId, corpCode, notifyEnabled],
+      [
+        userId,
+        corpCode,
+        settings.notifyEnabled ?? null,
+        settings.categories !== undefined,
+        settings.categories ?? null,
+        settings.minImpact !== undefined,
+        settings.minImpact ?? null,
+      ],
     );
     return row;
   }

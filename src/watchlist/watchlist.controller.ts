@@ -91,11 +91,16 @@ export class WatchlistController {
   }
 
   @Patch(':corpCode/notify')
-  @ApiOperation({ summary: 'Turn push messages for new filings of a watched company on or off' })
+  @ApiOperation({
+    summary: 'Turn push messages for new filings of a watched company on or off, and choose which filings they are for',
+    description:
+      'Takes any of `notify_enabled`, `categories` and `min_impact`; an absent field stays as it is, and null clears a filter. ' +
+      'Quiet hours are per user: `PUT /api/v1/push/preferences`.',
+  })
   @ApiParam(CORP_CODE_PARAM)
   @ApiOkResponse({ type: WatchEntryView, description: 'The entry after the change' })
   @ApiErrors({
-    VALIDATION_FAILED: 'corpCode is not 8 digits, or notify_enabled is missing or not a boolean',
+    VALIDATION_FAILED: 'corpCode is not 8 digits; none of the three fields given; notify_enabled not a boolean; an unknown category or impact level',
     WATCH_ENTRY_NOT_FOUND: 'the company is not on the watchlist',
   })
   setNotify(
@@ -103,6 +108,13 @@ export class WatchlistController {
     @Param('corpCode', CorpCodePipe) corpCode: string,
     @Body() body: SetNotifyRequest,
   ): Promise<WatchEntryView> {
-    return this.watchlist.setNotify(user.userId, corpCode, body.notify_enabled);
+    if (body.notify_enabled === undefined && body.categories === undefined && body.min_impact === undefined) {
+      throw new AppError('VALIDATION_FAILED', 'give notify_enabled, categories or min_impact');
+    }
+    return this.watchlist.setNotify(user.userId, corpCode, {
+      notifyEnabled: body.notify_enabled,
+      categories: body.categories,
+      minImpact: body.min_impact,
+    });
   }
 }

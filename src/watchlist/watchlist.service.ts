@@ -7,7 +7,7 @@ import { Stocks } from '../stocks/stocks';
 import { activeTier, WATCHLIST_CAPACITY } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
-import { WatchEntries, type WatchRow } from './watch-entries';
+import { type NotifySettings, WatchEntries, type WatchRow } from './watch-entries';
 
 /** A watch entry as answered: the row of `watch_stocks`, `created_at` in RFC 3339 UTC. */
 export type WatchEntry = Omit<WatchRow, 'created_at'> & { created_at: string };
@@ -91,8 +91,8 @@ export class WatchlistService {
   }
 
   /** Turns push messages for one entry on or off and answers the entry. */
-  async setNotify(userId: number, corpCode: string, notifyEnabled: boolean): Promise<WatchEntry> {
-    const row = await this.entries.setNotify(userId, corpCode, notifyEnabled);
+  async setNotify(userId: number, corpCode: string, settings: NotifySettings): Promise<WatchEntry> {
+    const row = await this.entries.setNotify(userId, corpCode, settings);
     if (!row) throw notOnWatchlist(corpCode);
     return toEntry(row);
   }

@@ -108,6 +108,8 @@ describe('watchlist: /api/v1/watchlist', () => {
         corp_name: corpName(1),
         stock_code: stockCode(1),
         notify_enabled: true,
+        categories: null,
+        min_impact: null,
         created_at: expect.stringMatching(RFC3339_UTC),
       });
       const [stored] = await t.dataSource.query<{ id: number; created_at: Date }[]>(
@@ -253,6 +255,8 @@ describe('watchlist: /api/v1/watchlist', () => {
         corp_name: corpName(41),
         stock_code: stockCode(41),
         notify_enabled: true,
+        categories: null,
+        min_impact: null,
         created_at: '2026-11-12T00:00:00.000Z',
       });
       expect((await list(other).expect(200)).body.map((entry: { corp_code: string }) => entry.corp_code)).toEqual([
@@ -473,7 +477,7 @@ describe('watchlist: /api/v1/watchlist', () => {
       expect(notify.requestBody.content['application/json'].schema).toEqual(json('SetNotifyRequest'));
       expect(Object.keys(notify.responses).sort()).toEqual(['200', '400', '401', '404', '413', '415', '429', '500', '503']);
       expect(Object.keys(doc.components.schemas.WatchEntryView.properties).sort()).toEqual(
-        ['corp_code', 'corp_name', 'created_at', 'id', 'notify_enabled', 'stock_code', 'user_id'].sort(),
+        ['categories', 'corp_code', 'corp_name', 'created_at', 'id', 'min_impact', 'notify_enabled', 'stock_code', 'user_id'].sort(),
       );
       expect(doc.components.schemas.WatchlistFullErrorBody.properties).toMatchObject({ capacity: {}, used: {} });
     });

@@ -1,6 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsString, Matches } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import { IMPACT_LEVELS, type ImpactLevel } from '../../analysis/analyzers/analysis-result.schema';
 import { ErrorBody } from '../../common/errors/error-body';
+import { REPORT_TYPES, type ReportType } from '../../disclosures/report-type';
 import type { WatchEntry, WatchlistCapacity } from '../watchlist.service';
 
 export const CORP_CODE_PATTERN = /^\d{8}$/;
@@ -13,11 +15,32 @@ export class AddWatchRequest {
   corp_code: string;
 }
 
+const CATEGORIES_DESCRIPTION =
+  'Push only filings of these categories, derived from the report name (docs/filings-and-companies.md); null: every category';
+const MIN_IMPACT_DESCRIPTION =
+  "Push only filings whose analysis judged at least this impact; a filing not analysed when the push goes counts as passing. null: any impact";
+
+/** Any of the three; an absent field stays as it is, null clears a filter. */
 export class SetNotifyRequest {
-  @ApiProperty({ example: false, description: 'true: push messages for new filings of this company; a JSON boolean' })
+  @ApiPropertyOptional({ example: true, description: 'true: push messages for new filings of this company; a JSON boolean' })
+  // Absent is fine, null is not: a switch has no "cleared" state.
+  @ValidateIf((request: SetNotifyRequest) => request.notify_enabled !== undefined)
   // No implicit conversion is configured, so "true" (a string) is refused here.
   @IsBoolean({ message: 'notify_enabled must be a boolean (true or false)' })
-  notify_enabled: boolean;
+  notify_enabled?: boolean;
+
+  @ApiPropertyOptional({ enum: REPORT_TYPES, isArray: true, nullable: true, example: ['major_event', 'periodic'], description: CATEGORIES_DESCRIPTION })
+  @IsOptional()
+  @IsArray({ message: 'categories must be an array of categories, or null' })
+  @ArrayNotEmpty({ message: 'categories must name at least one category (null: every category)' })
+  @ArrayUnique({ message: 'categories must not repeat a category' })
+  @IsIn(REPORT_TYPES, { each: true, message: `each of categories must be one of ${REPORT_TYPES.join(', ')}` })
+  categories?: ReportType[] | null;
+
+  @ApiPropertyOptional({ enum: [...IMPACT_LEVELS].reverse(), nullable: true, example: 'medium', description: MIN_IMPACT_DESCRIPTION })
+  @IsOptional()
+  @IsIn(IMPACT_LEVELS, { message: 'min_impact must be low, medium or high, or null' })
+  min_impact?: ImpactLevel | null;
 }
 
 /**
@@ -42,6 +65,12 @@ export class WatchEntryView implements WatchEntry {
 
   @ApiProperty({ example: true, description: 'Push messages for new filings of this company' })
   notify_enabled: boolean;
+
+  @ApiProperty({ enum: REPORT_TYPES, isArray: true, nullable: true, example: ['major_event', 'periodic'], description: CATEGORIES_DESCRIPTION })
+  categories: ReportType[] | null;
+
+  @ApiProperty({ enum: [...IMPACT_LEVELS].reverse(), nullable: true, example: 'medium', description: MIN_IMPACT_DESCRIPTION })
+  min_impact: ImpactLevel | null;
 
   @ApiProperty({ example: '2026-11-18T03:00:00.000Z', description: 'RFC 3339, UTC' })
   created_at: string;
