@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { defer, lastValueFrom, type Observable } from 'rxjs';
 import { Metrics } from '../../metrics/metrics';
-import { NO_ROUTE } from '../../metrics/request-duration';
+import { routeTemplateOf } from '../../metrics/request-duration';
 import { HTTP_CACHE_POLICY, type HttpCachePolicy } from './http-cache-policy';
 import type { StoredFailure } from './http-cache-store';
 import { HttpCacheService } from './http-cache.service';
@@ -53,8 +53,7 @@ export class HttpCacheInterceptor implements NestInterceptor {
         ranHandler = true;
         return lastValueFrom(next.handle(), { defaultValue: undefined });
       });
-      const route = (req.route as { path?: string } | undefined)?.path ?? NO_ROUTE;
-      this.metrics.httpCacheRequests.inc({ route, result: ranHandler ? 'miss' : 'hit' });
+      this.metrics.countCacheRequest(routeTemplateOf(req), !ranHandler);
       res.setHeader('Cache-Control', cacheControlFor(outcome.maxAgeSeconds));
       if (!outcome.ok) {
         if (outcome.rememberAnswer) rememberErrorAnswer(res, outcome.rememberAnswer);
