@@ -4,7 +4,8 @@ import { type CounterSeries, FastCounter, FastHistogram } from './fast-metrics';
 
 export type AnalysisOutcome = 'completed' | 'unavailable' | 'failed' | 'postponed';
 export type PushOutcome = 'sent' | 'unregistered' | 'transient' | 'rejected';
-export type UpstreamResult = 'ok' | 'transient' | 'request' | 'budget' | 'configuration' | 'missing';
+/** The services this one calls; `upstream_requests_total` counts their calls by endpoint and result. */
+export type Upstream = 'dart' | 'openai' | 'anthropic' | 'app_store' | 'google_play';
 
 /** What a scrape asks the database for (queue depths, backlog, pool): set by the features that own them. */
 export interface ScrapeSources {
@@ -66,11 +67,16 @@ export class Metrics {
   });
 
   readonly upstreamRequests = new Counter({
-    name: 'dart_requests_total',
-    help: 'Disclosure-system HTTP attempts by endpoint and result',
-    labelNames: ['endpoint', 'result'] as const,
+    name: 'upstream_requests_total',
+    help: 'HTTP calls to the services this one depends on (disclosure system, AI model, stores), by endpoint and result',
+    labelNames: ['upstream', 'endpoint', 'result'] as const,
     registers: [this.registry],
   });
+
+  /** A listener for a client's calls to `upstream` (clients know nothing of the metrics). */
+  upstreamListener(upstream: Upstream): (endpoint: string, result: string) => void {
+    return (endpoint, result) => this.upstreamRequests.inc({ upstream, endpoint, result });
+  }
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { Metrics } from '../metrics/metrics';
 import { AppStoreNotificationsService } from './app-store-notifications.service';
 import { AppStoreClient } from './stores/app-store.client';
 import { createPlayAuth, GOOGLE_PLAY_AUTH, GooglePlayClient } from './stores/google-play.client';
@@ -34,13 +35,14 @@ import { UsersModule } from '../users/users.module';
     { provide: GOOGLE_PLAY_AUTH, inject: [APP_CONFIG], useFactory: createPlayAuth },
     {
       provide: GooglePlayClient,
-      inject: [APP_CONFIG, GOOGLE_PLAY_AUTH],
-      useFactory: (config: AppConfig, auth: ReturnType<typeof createPlayAuth>) => new GooglePlayClient(config, auth),
+      inject: [APP_CONFIG, GOOGLE_PLAY_AUTH, Metrics],
+      useFactory: (config: AppConfig, auth: ReturnType<typeof createPlayAuth>, metrics: Metrics) =>
+        new GooglePlayClient(config, auth, metrics.upstreamListener('google_play')),
     },
     {
       provide: AppStoreClient,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => new AppStoreClient(config.subscriptions.apple),
+      inject: [APP_CONFIG, Metrics],
+      useFactory: (config: AppConfig, metrics: Metrics) => new AppStoreClient(config.subscriptions.apple, metrics.upstreamListener('app_store')),
     },
   ],
   exports: [TierTransitions, StoreNotifications],

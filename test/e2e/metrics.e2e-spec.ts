@@ -1,10 +1,13 @@
+import { OAuth2Client } from 'google-auth-library';
 import request from 'supertest';
 import { AnalysisSchedulerService } from '../../src/analysis/analysis-scheduler.service';
 import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monitor.service';
 import { Metrics } from '../../src/metrics/metrics';
 import { PushSender } from '../../src/push/push-sender';
+import { GOOGLE_PLAY_AUTH } from '../../src/subscriptions/stores/google-play.client';
 import { RecordingPushSender } from '../../local/doubles/recording-push-sender';
-import { createUser } from '../support/fixtures';
+import { bearerFor, createUser } from '../support/fixtures';
+import { sendJson, startHttpDouble } from '../support/http-double';
 import { eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -77,7 +80,7 @@ describe('GET /metrics in local and dev', () => {
 
     const queued = await scrape();
     expect(sample(queued, 'analysis_queue_depth', { status: 'PENDING' })).toBe(saved);
-    expect(sample(queued, 'dart_requests_total', { endpoint: 'list.json', result: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(sample(queued, 'upstream_requests_total', { upstream: 'dart', endpoint: 'list.json', result: 'ok' })).toBeGreaterThanOrEqual(1);
 
     await eventually(async () => sample(await scrape(), 'push_messages_total', { outcome: 'sent' }) === 1);
 
@@ -102,6 +105,38 @@ describe('GET /metrics in local and dev', () => {
       expect(sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/disclosures/recent', status_code: '200' })).toBe(1);
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe('upstream_requests_total of the stores', () => {
+  it('counts the Play Developer API calls of a purchase verification by result', async () => {
+    const play = await startHttpDouble((req, res) =>
+      (req.url ?? '').includes('unknown-token')
+        ? sendJson(res, 404, { error: { code: 404 } })
+        : sendJson(res, 200, { subscriptionState: 'SUBSCRIPTION_STATE_EXPIRED', lineItems: [] }),
+    );
+    const auth = new OAuth2Client();
+    auth.setCredentials({ access_token: 'play-access-token', expiry_date: Date.now() + 3_600_000 });
+    const t = await startTestApp({
+      env: { APP_ENV: 'local', GOOGLE_PLAY_PACKAGE_NAME: 'com.example.briefing', GOOGLE_PLAY_API_BASE_URL: `${play.url}/` },
+      overrides: [{ provide: GOOGLE_PLAY_AUTH, useValue: auth }],
+    });
+    try {
+      const user = await createUser(t.dataSource);
+      for (const token of ['known-token', 'unknown-token']) {
+        await request(t.http)
+          .post('/api/v1/subscription/verify')
+          .set('Authorization', bearerFor(t, user))
+          .send({ platform: 'android', token, product_id: 'service.pro.monthly' });
+      }
+      const text = (await request(t.http).get('/metrics').expect(200)).text;
+      const endpoint = 'purchases.subscriptionsv2.get';
+      expect(sample(text, 'upstream_requests_total', { upstream: 'google_play', endpoint, result: 'ok' })).toBe(1);
+      expect(sample(text, 'upstream_requests_total', { upstream: 'google_play', endpoint, result: 'invalid' })).toBe(1);
+    } finally {
+      await t.close();
+      await play.close();
     }
   });
 });

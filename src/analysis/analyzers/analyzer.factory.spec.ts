@@ -7,6 +7,11 @@ import { AnalyzersModule } from './analyzers.module';
 import { AnthropicAnalyzer } from './anthropic.analyzer';
 import { BuiltinAnalyzer } from './builtin.analyzer';
 import { OpenAiAnalyzer } from './openai.analyzer';
+import { SUPPLY_CONTRACT } from '../../../local/doubles/filing-texts';
+import { validAnswer } from '../../../local/doubles/analysis-answers';
+import { startModelServerDouble } from '../../../local/doubles/model-server-double';
+import { Metrics } from '../../metrics/metrics';
+import { MetricsModule } from '../../metrics/metrics.module';
 
 class CapturedLog {
   readonly lines: string[] = [];
@@ -64,5 +69,22 @@ describe('AnalyzersModule', () => {
       .compile();
     expect(moduleRef.get(Analyzer)).toBeInstanceOf(kind);
     await moduleRef.close();
+  });
+
+  it('counts the model calls of the provider in upstream_requests_total', async () => {
+    const server = await startModelServerDouble();
+    try {
+      server.answerWith({ status: 200, body: { choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(validAnswer()) }, finish_reason: 'stop' }] } });
+      const env = { AI_PROVIDER: 'openai', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server.url}/v1` };
+      const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(loadConfig(env)), MetricsModule, AnalyzersModule] })
+        .setLogger({ log: () => undefined, warn: () => undefined, error: () => undefined })
+        .compile();
+      await moduleRef.get(Analyzer).analyze(SUPPLY_CONTRACT);
+      const counted = await moduleRef.get(Metrics).upstreamRequests.get();
+      expect(counted.values).toEqual([{ labels: { upstream: 'openai', endpoint: 'chat.completions', result: 'ok' }, value: 1 }]);
+      await moduleRef.close();
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -118,6 +118,21 @@ describe('AnthropicAnalyzer against a Messages API server', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('tells its listener how each call went: answered, or failed transiently or not', async () => {
+    const calls: string[] = [];
+    const counted = new AnthropicAnalyzer(
+      { baseUrl: server.url, apiKey: 'k', model: 'm' },
+      { timeoutMs: 1_000, onCall: (endpoint, result) => calls.push(`${endpoint} ${result}`) },
+    );
+    server.answerWith({ status: 200, body: message([toolCall(validAnswer())]) });
+    await counted.analyze(RIGHTS_OFFERING);
+    server.answerWith({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'overloaded' } } });
+    await failureOf(counted.analyze(RIGHTS_OFFERING));
+    server.answerWith({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'no' } } });
+    await failureOf(counted.analyze(RIGHTS_OFFERING));
+    expect(calls).toEqual(['messages ok', 'messages transient', 'messages permanent']);
+  });
+
   it('gives up on a server that does not answer in time, transiently', async () => {
     server.answerWith('hang');
     const quick = new AnthropicAnalyzer({ baseUrl: server.url, apiKey: 'k', model: 'm' }, { timeoutMs: 200 });

@@ -20,6 +20,7 @@ import { buildUserPrompt, SYSTEM_PROMPT } from './prompts';
 
 /** The public API, used when ANTHROPIC_BASE_URL is unset. */
 const ANTHROPIC_API_URL = 'https://api.anthropic.com';
+const MESSAGES = 'messages';
 
 /**
  * Analyzes through Anthropic's Messages API. The answer's structure comes from a
@@ -31,10 +32,12 @@ export class AnthropicAnalyzer extends Analyzer {
   readonly model: string;
   private readonly client: Anthropic;
   private readonly baseUrl: string;
+  private readonly onCall: NonNullable<ModelCallOptions['onCall']>;
 
   constructor(config: AppConfig['ai']['anthropic'], options: ModelCallOptions = {}) {
     super();
     this.model = config.model;
+    this.onCall = options.onCall ?? (() => undefined);
     this.baseUrl = config.baseUrl ?? ANTHROPIC_API_URL;
     this.client = new Anthropic({
       // Explicit values keep the SDK from reading its own variables and credential files.
@@ -66,8 +69,11 @@ export class AnthropicAnalyzer extends Analyzer {
         tool_choice: { type: 'tool', name: ANALYSIS_RESULT_SCHEMA_NAME },
       });
     } catch (error) {
-      throw this.failure(error, Date.now() - started);
+      const failure = this.failure(error, Date.now() - started);
+      this.onCall(MESSAGES, failure.transient ? 'transient' : 'permanent');
+      throw failure;
     }
+    this.onCall(MESSAGES, 'ok');
 
     if (message.stop_reason === 'refusal') throw new AnalyzerError(true, 'the model refused');
     if (message.stop_reason === 'max_tokens') throw new AnalyzerError(true, 'the answer was cut at the output token limit');

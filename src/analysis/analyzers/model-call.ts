@@ -17,9 +17,13 @@ export const MODEL_MAX_OUTPUT_TOKENS = 4096;
  */
 export const NO_API_KEY = 'not-configured';
 
-/** Options of the model analyzers that tests change. */
+/** How one model call went: answered (whatever the answer), or failed as the queue will treat it. */
+export type ModelCallResult = 'ok' | 'transient' | 'permanent';
+
+/** Options of the model analyzers that tests change, and the listener of their calls (the metrics). */
 export interface ModelCallOptions {
   timeoutMs?: number;
+  onCall?: (endpoint: string, result: ModelCallResult) => void;
 }
 
 /**

@@ -157,6 +157,23 @@ describe('OpenAiAnalyzer against an OpenAI-compatible server', () => {
     expect(error.message).toMatch(/could not reach/);
   });
 
+  it('tells its listener how each call went: answered (even outside the schema), or failed transiently or not', async () => {
+    const calls: string[] = [];
+    const counted = new OpenAiAnalyzer(
+      { baseUrl: `${server.url}/v1`, apiKey: 'k', model: 'm' },
+      { timeoutMs: 1_000, onCall: (endpoint, result) => calls.push(`${endpoint} ${result}`) },
+    );
+    server.answerWith({ status: 200, body: completion(JSON.stringify(validAnswer())) });
+    await counted.analyze(SUPPLY_CONTRACT);
+    server.answerWith({ status: 200, body: completion('not json') });
+    await failureOf(counted.analyze(SUPPLY_CONTRACT));
+    server.answerWith({ status: 503, body: { error: { message: 'busy' } } });
+    await failureOf(counted.analyze(SUPPLY_CONTRACT));
+    server.answerWith({ status: 401, body: { error: { message: 'bad key' } } });
+    await failureOf(counted.analyze(SUPPLY_CONTRACT));
+    expect(calls).toEqual(['chat.completions ok', 'chat.completions ok', 'chat.completions transient', 'chat.completions permanent']);
+  });
+
   it('sends a placeholder key when none is configured (local servers ignore it)', async () => {
     server.answerWith({ status: 200, body: completion(JSON.stringify(validAnswer())) });
     const keyless = new OpenAiAnalyzer({ baseUrl: `${server.url}/v1`, model: 'llama3.1' });

@@ -20,6 +20,8 @@ import {
 } from './model-call';
 import { buildUserPrompt, SYSTEM_PROMPT } from './prompts';
 
+const CHAT_COMPLETIONS = 'chat.completions';
+
 /**
  * Analyzes through the Chat Completions API of OpenAI or of any compatible server
  * (vLLM, Ollama, LiteLLM…) at OPENAI_BASE_URL, with JSON-schema structured output.
@@ -28,6 +30,7 @@ export class OpenAiAnalyzer extends Analyzer {
   readonly provider = 'openai' as const;
   readonly model: string;
   private readonly client: OpenAI;
+  private readonly onCall: NonNullable<ModelCallOptions['onCall']>;
 
   constructor(
     private readonly config: AppConfig['ai']['openai'],
@@ -35,6 +38,7 @@ export class OpenAiAnalyzer extends Analyzer {
   ) {
     super();
     this.model = config.model;
+    this.onCall = options.onCall ?? (() => undefined);
     this.client = new OpenAI({
       baseURL: config.baseUrl,
       apiKey: config.apiKey ?? NO_API_KEY,
@@ -67,8 +71,11 @@ export class OpenAiAnalyzer extends Analyzer {
         },
       });
     } catch (error) {
-      throw this.failure(error, Date.now() - started);
+      const failure = this.failure(error, Date.now() - started);
+      this.onCall(CHAT_COMPLETIONS, failure.transient ? 'transient' : 'permanent');
+      throw failure;
     }
+    this.onCall(CHAT_COMPLETIONS, 'ok');
 
     const choice = completion.choices?.[0];
     if (!choice) throw new AnalyzerError(true, 'the model returned no answer');

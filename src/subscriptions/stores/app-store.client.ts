@@ -18,6 +18,10 @@ export class AppStoreInvalidError extends Error {}
 /** Not configured, or the App Store Server API failed. */
 export class AppStoreUnavailableError extends Error {}
 
+/** How a store call went: answered, answered that the purchase is not ours or unknown, or failed. */
+export type StoreCallResult = 'ok' | 'invalid' | 'unavailable';
+const SUBSCRIPTION_STATUSES = 'getAllSubscriptionStatuses';
+
 type FetchResponse = Awaited<ReturnType<AppStoreServerAPIClient['getAllSubscriptionStatuses']>>;
 
 /**
@@ -60,7 +64,11 @@ export class AppStoreClient {
   private readonly verifier: SignedDataVerifier | null = null;
   private readonly api: AppStoreApi | null = null;
 
-  constructor(settings: AppConfig['subscriptions']['apple']) {
+  constructor(
+    settings: AppConfig['subscriptions']['apple'],
+    /** Told how each App Store Server API call went (the metrics). */
+    private readonly onCall: (endpoint: string, result: StoreCallResult) => void = () => undefined,
+  ) {
     const { bundleId, issuerId, keyId, privateKey, rootCertificatePaths } = settings;
     if (!bundleId || !issuerId || !keyId || !privateKey || rootCertificatePaths.length === 0) return;
     const environment = settings.environment === 'Sandbox' ? Environment.SANDBOX : Environment.PRODUCTION;
@@ -92,10 +100,13 @@ export class AppStoreClient {
       // 4xx is about the transaction (unknown, malformed), except our key (401) and rate limits (429).
       const status = error instanceof APIException ? error.httpStatusCode : 0;
       if (status >= 400 && status < 500 && status !== 401 && status !== 429) {
+        this.onCall(SUBSCRIPTION_STATUSES, 'invalid');
         throw new AppStoreInvalidError(`App Store answered ${status}`);
       }
+      this.onCall(SUBSCRIPTION_STATUSES, 'unavailable');
       throw new AppStoreUnavailableError(`App Store request failed: ${(error as Error).message}`);
     }
+    this.onCall(SUBSCRIPTION_STATUSES, 'ok');
     const item = (response.data ?? [])
       .flatMap((group) => group.lastTransactions ?? [])
       .find((last) => last.originalTransactionId === originalTransactionId);

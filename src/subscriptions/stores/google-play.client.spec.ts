@@ -1,4 +1,13 @@
-import { type PlaySubscription, playSubscriptionServes } from './google-play.client';
+import { OAuth2Client } from 'google-auth-library';
+import { loadConfig } from '../../config/app-config';
+import { type HttpDouble, sendJson, startHttpDouble } from '../../../test/support/http-double';
+import {
+  GooglePlayClient,
+  PlayPurchaseInvalidError,
+  type PlaySubscription,
+  playSubscriptionServes,
+  PlayUnavailableError,
+} from './google-play.client';
 
 const NOW = new Date('2026-11-18T03:00:00.000Z');
 const later = new Date(NOW.getTime() + 1);
@@ -29,5 +38,38 @@ describe('playSubscriptionServes', () => {
 
   it('never serves without an expiry', () => {
     expect(playSubscriptionServes(subscription('SUBSCRIPTION_STATE_ACTIVE', null), NOW)).toBe(false);
+  });
+});
+
+describe('GooglePlayClient calls', () => {
+  let play: HttpDouble;
+  let client: GooglePlayClient;
+  const calls: string[] = [];
+  let status = 200;
+
+  beforeAll(async () => {
+    play = await startHttpDouble((_req, res) =>
+      status === 200
+        ? sendJson(res, 200, { subscriptionState: 'SUBSCRIPTION_STATE_ACTIVE', lineItems: [] })
+        : sendJson(res, status, { error: { code: status } }),
+    );
+    const auth = new OAuth2Client();
+    auth.setCredentials({ access_token: 'play-access-token', expiry_date: Date.now() + 3_600_000 });
+    const config = loadConfig({ GOOGLE_PLAY_PACKAGE_NAME: 'com.example.briefing', GOOGLE_PLAY_API_BASE_URL: `${play.url}/` });
+    client = new GooglePlayClient(config, auth, (endpoint, result) => calls.push(`${endpoint} ${result}`));
+  });
+  afterAll(() => play?.close());
+
+  it('tells its listener how each Play Developer API call went: answered, not a purchase of ours, or failed', async () => {
+    await client.getSubscription('token-1');
+    status = 410;
+    await expect(client.getSubscription('token-2')).rejects.toBeInstanceOf(PlayPurchaseInvalidError);
+    status = 503;
+    await expect(client.getSubscription('token-3')).rejects.toBeInstanceOf(PlayUnavailableError);
+    expect(calls).toEqual([
+      'purchases.subscriptionsv2.get ok',
+      'purchases.subscriptionsv2.get invalid',
+      'purchases.subscriptionsv2.get unavailable',
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { androidpublisher, type androidpublisher_v3 } from '@googleapis/androidp
 import { GoogleAuth, type OAuth2Client } from 'google-auth-library';
 import { readFirebaseServiceAccount } from '../../attestation/firebase-service-account';
 import type { AppConfig } from '../../config/app-config';
+import type { StoreCallResult } from './app-store.client';
 
 /** What the Play Developer API says about one purchase token. */
 export interface PlaySubscription {
@@ -21,6 +22,7 @@ export class PlayUnavailableError extends Error {}
 export const GOOGLE_PLAY_AUTH = Symbol('GOOGLE_PLAY_AUTH');
 
 const SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
+const SUBSCRIPTIONS_GET = 'purchases.subscriptionsv2.get';
 
 /** The auth client of GOOGLE_PLAY_SERVICE_ACCOUNT, or null while Android verification is off. */
 export function createPlayAuth(config: AppConfig): GoogleAuth | OAuth2Client | null {
@@ -42,12 +44,16 @@ export function createPlayAuth(config: AppConfig): GoogleAuth | OAuth2Client | n
 /** `purchases.subscriptionsv2.get` for the configured package. */
 export class GooglePlayClient {
   private readonly api: androidpublisher_v3.Androidpublisher | null;
+  private readonly packageName: string | undefined;
 
   constructor(
     config: AppConfig,
     auth: GoogleAuth | OAuth2Client | null,
-    private readonly packageName = config.subscriptions.googlePlay.packageName,
+    /** Told how each Play Developer API call went (the metrics). */
+    private readonly onCall: (endpoint: string, result: StoreCallResult) => void = () => undefined,
   ) {
+    const packageName = config.subscriptions.googlePlay.packageName;
+    this.packageName = packageName;
     this.api =
       auth && packageName
         ? androidpublisher({
@@ -74,9 +80,14 @@ export class GooglePlayClient {
     } catch (error) {
       const failure = error as { status?: number; response?: { status?: number } };
       const status = failure.response?.status ?? failure.status;
-      if (status === 400 || status === 404 || status === 410) throw new PlayPurchaseInvalidError(`Play answered ${status}`);
+      if (status === 400 || status === 404 || status === 410) {
+        this.onCall(SUBSCRIPTIONS_GET, 'invalid');
+        throw new PlayPurchaseInvalidError(`Play answered ${status}`);
+      }
+      this.onCall(SUBSCRIPTIONS_GET, 'unavailable');
       throw new PlayUnavailableError(`Play request failed${status ? ` with ${status}` : `: ${(error as Error).message}`}`);
     }
+    this.onCall(SUBSCRIPTIONS_GET, 'ok');
     const latest = (data.lineItems ?? [])
       .filter((item) => item.expiryTime)
       .sort((a, b) => Date.parse(b.expiryTime!) - Date.parse(a.expiryTime!))[0];

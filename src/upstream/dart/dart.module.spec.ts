@@ -37,7 +37,7 @@ describe('DartModule', () => {
       expect(sandbox.control.requests.at(-1)?.query.crtfc_key).toBe(sandbox.apiKey);
       expect(client.budgetStatus()).toMatchObject({ dailyLimit: 7, usedToday: 1, exhaustedUntil: null });
       const counted = await moduleRef.get(Metrics).upstreamRequests.get();
-      expect(counted.values).toEqual([{ labels: { endpoint: 'company.json', result: 'ok' }, value: 1 }]);
+      expect(counted.values).toEqual([{ labels: { upstream: 'dart', endpoint: 'company.json', result: 'ok' }, value: 1 }]);
     } finally {
       await moduleRef.close();
     }

@@ -45,7 +45,7 @@ export const DART_BUDGET = Symbol('DART_BUDGET');
             dayLeft: status.exhaustedUntil === null ? Math.max(0, status.dailyLimit - status.usedToday) : 0,
           };
         };
-        const onAttempt = (endpoint: string, result: string) => metrics.upstreamRequests.inc({ endpoint, result });
+        const onAttempt = metrics.upstreamListener('dart');
         return new DartClient(config.dart, { now: time.now, sleep: time.sleep, wallClock: () => clock.now(), budget, onAttempt });
       },
       inject: [APP_CONFIG, Clock, DART_BUDGET_TIME, DART_BUDGET, Metrics],
