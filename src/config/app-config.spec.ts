@@ -479,7 +479,7 @@ describe('loadConfig', () => {
     });
   });
 
-  describe.each(['ADMIN_KEY', 'WEB_SECRET'])('%s', (name) => {
+  describe.each(['ADMIN_KEY', 'WEB_SECRET', 'METRICS_TOKEN'])('%s', (name) => {
     const short = 'operator-secret-of-31-character';
 
     it('must be at least 32 characters in production, and is never echoed', () => {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { type CounterSeries, FastCounter, FastHistogram } from './fast-metrics';
 
@@ -24,6 +24,7 @@ export interface ScrapeSources {
 @Injectable()
 export class Metrics {
   readonly registry = new Registry();
+  private readonly logger = new Logger('Metrics');
   readonly sources: ScrapeSources = {};
 
   /** Recorded per request (src/metrics/request-duration.ts): see FastHistogram for why not prom-client's. */
@@ -134,15 +135,26 @@ export class Metrics {
     (hit ? series.hit : series.miss).inc();
   }
 
-  /** A gauge of counts by one label, read from `read` when scraped (a label missing from the answer is dropped). */
+  /**
+   * A gauge of counts by one label, read from `read` when scraped (a label missing from
+   * the answer is dropped; a failed read leaves the gauge empty, not the scrape failed).
+   */
   private countsAtScrape(name: string, help: string, label: string, read: () => Promise<Record<string, number>> | undefined): void {
+    const logger = this.logger;
     new Gauge({
       name,
       help,
       labelNames: [label],
       registers: [this.registry],
       async collect() {
-        const counts = (await read()) ?? {};
+        let counts: Record<string, number>;
+        try {
+          counts = (await read()) ?? {};
+        } catch (error) {
+          // The rest of the scrape (the pool, the process) matters most when the database does not answer.
+          logger.warn(`${name} left out of the scrape: ${error instanceof Error ? error.message : String(error)}`);
+          counts = {};
+        }
         this.reset();
         for (const [value, count] of Object.entries(counts)) this.set({ [label]: value }, count);
       },
