@@ -1,3 +1,4 @@
+import { DAILY_JOB_TIMES } from '../fleet/daily-job-times';
 import type { AppConfig } from './app-config';
 
 const REAL_DISCLOSURE_SYSTEM = 'https://opendart.fss.or.kr/api';
@@ -66,10 +67,14 @@ export function describeStartup(config: AppConfig, standIns: StandIns): string[]
       : 'analysis scheduler (ANALYSIS_SCHEDULER_AUTO_START=false)',
   );
   (jobs.stockSyncSchedulerEnabled ? running : off).push(
-    jobs.stockSyncSchedulerEnabled ? 'daily stock sync at 05:00 KST' : 'daily stock sync (STOCK_SYNC_SCHEDULER_ENABLED=false)',
+    jobs.stockSyncSchedulerEnabled ? `daily stock sync at ${DAILY_JOB_TIMES.stockSync} KST` : 'daily stock sync (STOCK_SYNC_SCHEDULER_ENABLED=false)',
   );
   if (jobs.stockSyncBootstrap) running.push('a stock sync at boot while the master is empty');
-  running.push('push dispatcher', 'downgrade cleanup at 04:30 KST');
+  running.push(
+    'push dispatcher',
+    `downgrade cleanup at ${DAILY_JOB_TIMES.downgradeCleanup} KST`,
+    `retention at ${DAILY_JOB_TIMES.retention} KST`,
+  );
   const jobsLine = `jobs: ${running.join(', ')}${off.length > 0 ? `; off: ${off.join(', ')}` : ''} (the singleton jobs run on one instance of a fleet)`;
 
   return [admin, push, `stores: ${stores.join('; ')}`, analyzer, `${disclosureSystem}${signIn}`, jobsLine];

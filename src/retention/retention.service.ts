@@ -1,3 +1,4 @@
+import { DAILY_JOB_TIMES, dailyCron } from '../fleet/daily-job-times';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AdRewardTransactions } from '../ads/ad-reward-transactions';
@@ -34,7 +35,7 @@ export interface RetentionRun {
 export class RetentionService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RetentionService.name);
   // Every batch is its own statement, and deleting twice changes nothing: a run may finish after a resign.
-  private readonly daily = new DailySingletonJob({ name: 'retention', cronTime: '45 4 * * *', run: () => this.runOnce(), logger: this.logger });
+  private readonly daily = new DailySingletonJob({ name: 'retention', cronTime: dailyCron(DAILY_JOB_TIMES.retention), run: () => this.runOnce(), logger: this.logger });
 
   constructor(
     private readonly clock: Clock,

@@ -4,10 +4,9 @@ import { CronJob } from 'cron';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../common/errors/app-error';
+import { DAILY_JOB_TIMES, dailyCron } from '../fleet/daily-job-times';
 import { StockSyncService } from './stock-sync.service';
 
-/** 05:00 every day, Korea Standard Time. */
-export const DAILY_STOCK_SYNC_CRON = '0 0 5 * * *';
 
 /**
  * The daily incremental stock sync, when STOCK_SYNC_SCHEDULER_ENABLED is true. The
@@ -28,7 +27,7 @@ export class StockSyncJob implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     if (!this.config.jobs.stockSyncSchedulerEnabled) return;
     const job = CronJob.from({
-      cronTime: DAILY_STOCK_SYNC_CRON,
+      cronTime: dailyCron(DAILY_JOB_TIMES.stockSync),
       timeZone: 'Asia/Seoul',
       onTick: () => {
         this.runDaily().catch((error) => this.logger.error(`daily stock sync not started: ${String(error)}`));
@@ -36,7 +35,7 @@ export class StockSyncJob implements OnApplicationBootstrap {
       start: true,
     });
     this.scheduler.addCronJob('daily-stock-sync', job);
-    this.logger.log(`daily incremental stock sync scheduled at 05:00 KST (next ${job.nextDate().toISO()})`);
+    this.logger.log(`daily incremental stock sync scheduled at ${DAILY_JOB_TIMES.stockSync} KST (next ${job.nextDate().toISO()})`);
   }
 
   /** Starts the daily sync if this instance leads the stock sync; returns whether it did. */

@@ -1,3 +1,4 @@
+import { DAILY_JOB_TIMES, dailyCron } from '../fleet/daily-job-times';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SchedulerRegistry } from '@nestjs/schedule';
@@ -25,8 +26,8 @@ export const DOWNGRADE_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 @Injectable()
 export class DowngradeCleanupService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DowngradeCleanupService.name);
-  // 04:30 KST daily; the per-read check keeps each user right in between.
-  private readonly daily = new DailySingletonJob({ name: 'downgrade-cleanup', cronTime: '30 4 * * *', run: () => this.runAll(), logger: this.logger });
+  // Daily; the per-read check keeps each user right in between.
+  private readonly daily = new DailySingletonJob({ name: 'downgrade-cleanup', cronTime: dailyCron(DAILY_JOB_TIMES.downgradeCleanup), run: () => this.runAll(), logger: this.logger });
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
