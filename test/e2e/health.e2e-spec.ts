@@ -1,12 +1,6 @@
 import request from 'supertest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { QUIET_JOBS, startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
-
-const QUIET_JOBS = {
-  DISCLOSURE_MONITOR_AUTO_START: 'false',
-  ANALYSIS_SCHEDULER_AUTO_START: 'false',
-  STOCK_SYNC_SCHEDULER_ENABLED: 'false',
-};
 
 describe('readiness and required settings', () => {
   let database: TestDatabase;

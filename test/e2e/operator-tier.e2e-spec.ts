@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { bearerFor, createUser } from '../support/fixtures';
 import { ADMIN_KEY } from '../support/sandboxed-app';
-import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
+import { PRODUCTION_ADMIN_KEY, RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const corpCode = (n: number) => String(20_000_000 + n);
@@ -126,7 +126,6 @@ describe('POST /api/v1/admin/users/{userId}/tier (local and dev)', () => {
 });
 
 describe('POST /api/v1/admin/users/{userId}/tier in production', () => {
-  const PRODUCTION_ADMIN_KEY = 'a-production-admin-key-of-32-chars!';
   let t: TestApp;
 
   beforeAll(async () => {

@@ -13,7 +13,7 @@ import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { FakeClock } from '../support/fake-clock';
 import { createUser, createUsers } from '../support/fixtures';
 import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { PRODUCTION_ADMIN_KEY, startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /** A sender double in place of FCM. */
@@ -448,7 +448,6 @@ describe('new-filing push across restarts and instances', () => {
 });
 
 describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in production', () => {
-  const PRODUCTION_ADMIN_KEY = 'a-production-admin-key-of-32-chars!';
   let t: SandboxedApp;
   let logged: jest.SpyInstance;
   let debugged: jest.SpyInstance;

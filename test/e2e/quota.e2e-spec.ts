@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { bearerFor, createUser, serviceTokenFor } from '../support/fixtures';
-import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
+import { QUIET_JOBS, RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
 /** Wednesday 18 November 2026, 12:00 in Korea. */
 const WEDNESDAY = new Date('2026-11-18T03:00:00.000Z');
@@ -8,13 +8,6 @@ const WEDNESDAY = new Date('2026-11-18T03:00:00.000Z');
 const WEEK_START = '2026-11-15T15:00:00.000Z';
 const NEXT_WEEK_START = '2026-11-22T15:00:00.000Z';
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Production defaults start the disclosure jobs; these tests want only the HTTP surface. */
-const QUIET_JOBS = {
-  DISCLOSURE_MONITOR_AUTO_START: 'false',
-  ANALYSIS_SCHEDULER_AUTO_START: 'false',
-  STOCK_SYNC_SCHEDULER_ENABLED: 'false',
-};
 
 describe('weekly quota: GET /api/v1/quota and POST /api/v1/quota/ad-reward', () => {
   let t: TestApp;

@@ -40,6 +40,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Production defaults start the disclosure jobs; tests of a production app's HTTP surface turn them off. */
+export const QUIET_JOBS = {
+  DISCLOSURE_MONITOR_AUTO_START: 'false',
+  ANALYSIS_SCHEDULER_AUTO_START: 'false',
+  STOCK_SYNC_SCHEDULER_ENABLED: 'false',
+};
+
+/** An admin key long enough for production (32 characters at least). */
+export const PRODUCTION_ADMIN_KEY = 'a-production-admin-key-of-32-chars!';
+
 /** Rate limits high enough never to interfere with tests of other features. */
 export const RELAXED_RATE_LIMITS: RateLimitRules = {
   general: { name: 'general', capacity: 1_000_000, refillPerSecond: 1_000_000 },
