@@ -1,17 +1,21 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Express } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
-import { bodyParsers } from './common/http/body-parsers';
+import { bodyParser } from './common/http/body-parsers';
+import { type EtagFunction, HttpCacheFastLane } from './common/http-cache/http-cache-fast-lane';
 import { setupSwagger } from './common/http/swagger';
+import { staticHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation.pipe';
 import type { AppConfig } from './config/app-config';
 import { ROOT_LOGGER } from './logging/logging.module';
 import { Metrics } from './metrics/metrics';
 import { recordRequestDuration } from './metrics/request-duration';
 import { QuietFrameworkLogger } from './logging/quiet-framework-logger';
-import { createRequestLogger, protectSecrets } from './logging/root-logger';
+import { createRequestLogger } from './logging/request-logger';
+import { protectSecrets } from './logging/root-logger';
 import { RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 
 /** Headers browsers may send and read across origins. */
@@ -32,10 +36,12 @@ const CORS_EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id'];
  * https breaks /docs served over plain http, and the API is meant to be read
  * cross-origin (CORS decides who may).
  */
-const securityHeaders = helmet({
-  contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
-  crossOriginResourcePolicy: { policy: 'cross-origin' },
-});
+const securityHeaders = staticHeaders(
+  helmet({
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+  }),
+);
 
 /**
  * Installs the request pipeline in the order of the specification, outermost
@@ -65,7 +71,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     maxAge: 600,
   });
   app.use(rateLimits.answerRefusal);
-  for (const parser of bodyParsers()) app.use(parser);
+  app.use(bodyParser());
+  // Cache hits are answered here, where routing starts, with the ETag Express would give them.
+  app.use(app.get(HttpCacheFastLane).middleware((app.getHttpAdapter().getInstance() as Express).get('etag fn') as EtagFunction | false));
 
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());

@@ -5,10 +5,11 @@ import type { Logger } from 'pino';
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 
 /**
- * Nest's logger backed by the root pino logger. `useExisting` because the
- * request logger is installed by `configureApp` as the outermost middleware;
- * nestjs-pino then binds each request's child logger so every line of a request
- * carries its id.
+ * Nest's logger backed by the root pino logger. The request logger
+ * (`createRequestLogger`), installed by `configureApp` as the outermost middleware,
+ * runs each request in nestjs-pino's async context, so every line of a request
+ * carries its id; nestjs-pino's own middleware, which would do it again later in the
+ * pipeline, is bound to no route.
  */
 @Global()
 @Module({})
@@ -19,7 +20,7 @@ export class LoggingModule {
     (PinoLogger as { root: Logger }).root = logger;
     return {
       module: LoggingModule,
-      imports: [LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true })],
+      imports: [LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true, forRoutes: [] })],
       providers: [{ provide: ROOT_LOGGER, useValue: logger }],
       exports: [ROOT_LOGGER],
     };

@@ -1,7 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { pinoHttp, type HttpLogger } from 'pino-http';
 import type { AppConfig } from '../config/app-config';
 import { Redactor, secretsOf } from './redaction';
 
@@ -54,31 +51,4 @@ function prettyPrinterInstalled(): boolean {
  */
 export function protectSecrets(logger: Logger, config: AppConfig): void {
   redactors.get(logger)?.addSecrets(secretsOf(config));
-}
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/**
- * Access log and request id for every request. It is the outermost middleware,
- * so rate-limited and malformed requests are logged with their id too; an
- * incoming `X-Request-Id` is kept when it is well formed. It logs the method and
- * the URL (credentials in it are redacted on the way out), never headers or bodies.
- */
-export function createRequestLogger(logger: Logger): HttpLogger {
-  return pinoHttp({
-    logger,
-    quietReqLogger: true,
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-    autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/health/ready' },
-    serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  });
 }

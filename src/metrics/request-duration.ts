@@ -11,8 +11,13 @@ const NOT_FOUND_ROUTE = '/{*path}';
 const STARTED_AT = Symbol('requestStartedAt');
 type TimedResponse = Response & { [STARTED_AT]: number };
 
+/** The route template of a request answered before routing, on behalf of that route (HttpCacheFastLane). */
+export const ROUTE_TEMPLATE = Symbol('routeTemplate');
+
 /** The route template of a routed request (`/api/v1/disclosures/:rceptNo`), else NO_ROUTE. */
 export function routeTemplateOf(req: Request): string {
+  const answeredFor = (req as Request & { [ROUTE_TEMPLATE]?: string })[ROUTE_TEMPLATE];
+  if (answeredFor !== undefined) return answeredFor;
   const path = (req.route as { path?: unknown } | undefined)?.path;
   return typeof path === 'string' && path !== NOT_FOUND_ROUTE ? path : NO_ROUTE;
 }

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import request from 'supertest';
+import { HttpCacheService } from '../../src/common/http-cache/http-cache.service';
 import { startUserInfoDouble } from '../support/identity-provider-doubles';
 import type { HttpDouble } from '../support/http-double';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
@@ -102,6 +103,35 @@ describe('request pipeline and operator surface', () => {
       } finally {
         await logged.close();
       }
+    });
+  });
+
+  describe('a cache hit', () => {
+    it('passes the same pipeline as the miss: request id, security headers, CORS, Cache-Control, ETag; and is measured under its route', async () => {
+      const answer = jest.spyOn(t.app.get(HttpCacheService), 'answer');
+      const url = '/api/v1/disclosures/recent?limit=3';
+      const miss = await request(t.http).get(url).set('Origin', 'https://app.example').expect(200);
+      const hit = await request(t.http).get(url).set('Origin', 'https://app.example').expect(200);
+      // The hit was answered before routing: the cache service saw the miss only.
+      expect(answer).toHaveBeenCalledTimes(1);
+      answer.mockRestore();
+
+      const varying = new Set(['date', 'x-request-id', 'connection', 'keep-alive']);
+      const stable = (headers: Record<string, string>) => Object.entries(headers).filter(([name]) => !varying.has(name));
+      expect(stable(hit.headers)).toEqual(stable(miss.headers));
+      expect(hit.text).toBe(miss.text);
+      expect(hit.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(hit.headers['x-request-id']).not.toBe(miss.headers['x-request-id']);
+      expect(hit.headers).toMatchObject({
+        'access-control-allow-origin': '*',
+        'cache-control': 'public, max-age=30',
+        'x-content-type-options': 'nosniff',
+        etag: expect.stringMatching(/^W\/"/),
+      });
+
+      const metrics = (await request(t.http).get('/metrics').expect(200)).text;
+      expect(metrics).toMatch(/http_cache_requests_total\{route="\/api\/v1\/disclosures\/recent",result="hit"\} [1-9]/);
+      expect(metrics).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/disclosures\/recent",status_code="200"\} [2-9]/);
     });
   });
 

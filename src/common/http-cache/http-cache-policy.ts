@@ -14,3 +14,8 @@ export const HTTP_CACHE_POLICY = Symbol('HTTP_CACHE_POLICY');
 
 /** Error answers (non-2xx, unexpected faults included) are kept this long, whatever the route's TTL. */
 export const FAILURE_TTL_SECONDS = 5;
+
+/** `Cache-Control` of a cached route's answer; `null` max-age: an answer that was not cached. */
+export function cacheControlFor(maxAgeSeconds: number | null): string {
+  return maxAgeSeconds === null ? 'no-store' : `public, max-age=${maxAgeSeconds}`;
+}

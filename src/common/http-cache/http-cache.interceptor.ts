@@ -1,18 +1,14 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { defer, lastValueFrom, type Observable } from 'rxjs';
 import { Metrics } from '../../metrics/metrics';
 import { routeTemplateOf } from '../../metrics/request-duration';
-import { HTTP_CACHE_POLICY, type HttpCachePolicy } from './http-cache-policy';
+import { cacheControlFor, HTTP_CACHE_POLICY, type HttpCachePolicy } from './http-cache-policy';
 import type { StoredFailure } from './http-cache-store';
 import { HttpCacheService } from './http-cache.service';
 import { failureFromErrorAnswer } from './stored-failure';
-
-/** `Cache-Control` of a cached route's answer; `null` max-age: an answer that was not cached. */
-export function cacheControlFor(maxAgeSeconds: number | null): string {
-  return maxAgeSeconds === null ? 'no-store' : `public, max-age=${maxAgeSeconds}`;
-}
 
 /**
  * Requests already answered through the cache. `@HttpCache` on a controller and on
@@ -45,15 +41,23 @@ export class HttpCacheInterceptor implements NestInterceptor {
     if (req.method !== 'GET' || requestsInCache.has(req)) return next.handle();
     requestsInCache.add(req);
     const res = http.getResponse<Response>();
+    const route = routeTemplateOf(req);
+    // A route behind a guard is never answered before routing: the guard must run.
+    const fastLane = hasGuards(context) ? undefined : { route };
 
     return defer(async () => {
       // A miss runs the handler; a hit (or joining another request's run) does not.
       let ranHandler = false;
-      const outcome = await this.cache.answer(req.originalUrl, policy, () => {
-        ranHandler = true;
-        return lastValueFrom(next.handle(), { defaultValue: undefined });
-      });
-      this.metrics.countCacheRequest(routeTemplateOf(req), !ranHandler);
+      const outcome = await this.cache.answer(
+        req.originalUrl,
+        policy,
+        () => {
+          ranHandler = true;
+          return lastValueFrom(next.handle(), { defaultValue: undefined });
+        },
+        fastLane,
+      );
+      this.metrics.countCacheRequest(route, !ranHandler);
       res.setHeader('Cache-Control', cacheControlFor(outcome.maxAgeSeconds));
       if (!outcome.ok) {
         if (outcome.rememberAnswer) rememberErrorAnswer(res, outcome.rememberAnswer);
@@ -65,6 +69,13 @@ export class HttpCacheInterceptor implements NestInterceptor {
       return outcome.json;
     });
   }
+}
+
+function hasGuards(context: ExecutionContext): boolean {
+  return [context.getHandler(), context.getClass()].some((target) => {
+    const guards: unknown = Reflect.getMetadata(GUARDS_METADATA, target);
+    return Array.isArray(guards) && guards.length > 0;
+  });
 }
 
 /**

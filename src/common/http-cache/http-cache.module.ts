@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { CommonModule } from '../common.module';
 import { CacheManagerHttpCacheStore } from './cache-manager-http-cache-store';
+import { HttpCacheFastLane } from './http-cache-fast-lane';
 import { HttpCacheStore } from './http-cache-store';
 import { HttpCacheService } from './http-cache.service';
 
@@ -18,7 +19,7 @@ import { HttpCacheService } from './http-cache.service';
 @Global()
 @Module({
   imports: [CommonModule],
-  providers: [{ provide: HttpCacheStore, useFactory: () => new CacheManagerHttpCacheStore() }, HttpCacheService],
-  exports: [HttpCacheStore, HttpCacheService],
+  providers: [{ provide: HttpCacheStore, useFactory: () => new CacheManagerHttpCacheStore() }, HttpCacheService, HttpCacheFastLane],
+  exports: [HttpCacheStore, HttpCacheService, HttpCacheFastLane],
 })
 export class HttpCacheModule {}

@@ -4,6 +4,8 @@ import { AppError } from '../errors/app-error';
 import { HttpCache } from './http-cache.decorator';
 import { type HttpCacheEntry, HttpCacheStore } from './http-cache-store';
 import { HttpCacheService } from './http-cache.service';
+import { HttpCacheFastLane } from './http-cache-fast-lane';
+import { Metrics } from '../../metrics/metrics';
 
 class FixedClock extends Clock {
   now(): Date {
@@ -56,7 +58,7 @@ describe('HttpCacheService', () => {
 
   it('answers without the cache, and says so in the log, when the store is down', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const service = new HttpCacheService(new UnreachableStore(), new FixedClock());
+    const service = new HttpCacheService(new UnreachableStore(), new FixedClock(), new HttpCacheFastLane(new FixedClock(), new Metrics()));
     let executions = 0;
     const run = () => Promise.resolve({ execution: ++executions });
 
@@ -67,7 +69,7 @@ describe('HttpCacheService', () => {
 
   it('stores nothing from an execution that a clear() overtook', async () => {
     const store = new MapStore();
-    const service = new HttpCacheService(store, new FixedClock());
+    const service = new HttpCacheService(store, new FixedClock(), new HttpCacheFastLane(new FixedClock(), new Metrics()));
     let finish!: (value: unknown) => void;
     const pending = service.answer('/x', POLICY, () => new Promise((resolve) => (finish = resolve)));
     await new Promise((resolve) => setImmediate(resolve));
@@ -81,7 +83,7 @@ describe('HttpCacheService', () => {
 
   it('stores an AppError as plain data that rebuilds the same error', async () => {
     const store = new MapStore();
-    const service = new HttpCacheService(store, new FixedClock());
+    const service = new HttpCacheService(store, new FixedClock(), new HttpCacheFastLane(new FixedClock(), new Metrics()));
     const original = new AppError('NOT_FOUND', 'No company 00126380', { corpCode: '00126380' });
 
     const first = await service.answer('/c', POLICY, () => Promise.reject(original));

@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../clock';
-import { kstDate } from '../korea-time';
+import { kstDate, startOfNextKstDay } from '../korea-time';
+import { HttpCacheFastLane } from './http-cache-fast-lane';
 import { httpCacheKey } from './http-cache-key';
-import { FAILURE_TTL_SECONDS, type HttpCachePolicy } from './http-cache-policy';
+import { cacheControlFor, FAILURE_TTL_SECONDS, type HttpCachePolicy } from './http-cache-policy';
 import { type HttpCacheEntry, HttpCacheStore, type StoredFailure } from './http-cache-store';
 import { reviveFailure, toStoredFailure } from './stored-failure';
 
@@ -46,10 +47,15 @@ export class HttpCacheService {
   constructor(
     private readonly store: HttpCacheStore,
     private readonly clock: Clock,
+    private readonly fastLane: HttpCacheFastLane,
   ) {}
 
-  /** `url` is the request's original URL (path and query); `run` executes the handler. */
-  async answer(url: string, policy: HttpCachePolicy, run: () => Promise<unknown>): Promise<HttpCacheOutcome> {
+  /**
+   * `url` is the request's original URL (path and query); `run` executes the handler.
+   * With `fastLane`, a 2xx answer is also prepared for HttpCacheFastLane under `url`,
+   * on behalf of `fastLane.route`, for as long as the entry is fresh.
+   */
+  async answer(url: string, policy: HttpCachePolicy, run: () => Promise<unknown>, fastLane?: { route: string }): Promise<HttpCacheOutcome> {
     const key = this.keyOf(url, policy);
     const generation = this.generation;
     let settlement: Settlement;
@@ -68,6 +74,16 @@ export class HttpCacheService {
       };
     }
     if (entry.kind === 'success') {
+      if (fastLane !== undefined && entry.body !== null && generation === this.generation) {
+        // A day-keyed entry ends at midnight KST, when its key changes.
+        const dayEnd = policy.perKstDay ? startOfNextKstDay(this.clock.now()).getTime() : Infinity;
+        this.fastLane.prepare(url, {
+          json: entry.body,
+          cacheControl: cacheControlFor(policy.ttlSeconds),
+          route: fastLane.route,
+          expiresAtMs: Math.min(entry.expiresAtMs, dayEnd),
+        });
+      }
       // Everyone, the executing request included, gets the stored JSON text, so a hit
       // cannot differ from the miss and costs neither a parse nor a re-serialisation.
       return { ok: true, json: entry.body, maxAgeSeconds: policy.ttlSeconds };
@@ -80,6 +96,7 @@ export class HttpCacheService {
   async clear(): Promise<void> {
     this.generation++;
     this.inFlight.clear();
+    this.fastLane.clear();
     await this.store.clear();
   }
 
@@ -89,6 +106,8 @@ export class HttpCacheService {
    */
   async evict(url: string): Promise<void> {
     this.generation++;
+    // Prepared answers are keyed by the URL as each client spelled it: forget them all.
+    this.fastLane.clear();
     const key = httpCacheKey(url);
     this.inFlight.delete(key);
     await this.store.delete(key);

@@ -3,7 +3,9 @@ import {
   type CanActivate,
   Controller,
   Get,
+  Global,
   Injectable,
+  Module,
   type INestApplication,
   Post,
   Query,
@@ -19,6 +21,8 @@ import { HttpCache } from './http-cache.decorator';
 import { HttpCacheModule } from './http-cache.module';
 import { HttpCacheService } from './http-cache.service';
 import { Metrics } from '../../metrics/metrics';
+import { type EtagFunction, HttpCacheFastLane } from './http-cache-fast-lane';
+import type { Express } from 'express';
 
 /** A clock the test moves by hand. */
 class ManualClock extends Clock {
@@ -115,6 +119,15 @@ class ClassWideController {
   }
 }
 
+@Controller('daily')
+class DailyController {
+  @Get()
+  @HttpCache({ ttlSeconds: 86_400, perKstDay: true })
+  today() {
+    return probe.execute();
+  }
+}
+
 async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -122,6 +135,11 @@ async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void>
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
+
+/** The application's metrics, without the /metrics route and its configuration. */
+@Global()
+@Module({ providers: [Metrics], exports: [Metrics] })
+class MetricsOnlyModule {}
 
 describe('HTTP cache', () => {
   let app: INestApplication;
@@ -132,14 +150,15 @@ describe('HTTP cache', () => {
     Object.assign(probe, new Probe());
     clock = new ManualClock();
     const moduleRef = await Test.createTestingModule({
-      imports: [HttpCacheModule],
-      controllers: [ProbeController, ClassWideController],
-      providers: [Metrics],
+      imports: [HttpCacheModule, MetricsOnlyModule],
+      controllers: [ProbeController, ClassWideController, DailyController],
     })
       .overrideProvider(Clock)
       .useValue(clock)
       .compile();
     app = moduleRef.createNestApplication({ logger: false });
+    // As configureApp installs it: every hit below that it can answer, it answers.
+    app.use(app.get(HttpCacheFastLane).middleware((app.getHttpAdapter().getInstance() as Express).get('etag fn') as EtagFunction));
     app.useGlobalFilters(new AllExceptionsFilter());
     await app.init();
     // Listening once, so concurrent supertest requests share one port.
@@ -396,5 +415,65 @@ describe('HTTP cache', () => {
     await request(server).get('/probe/items?a=1&b=2').expect(200);
     await request(server).get('/probe/items?a=9').expect(200);
     expect(probe.executions).toBe(5);
+  });
+
+  describe('answered before routing (HttpCacheFastLane)', () => {
+    /** Headers that differ from one answer to the next whatever the cache does. */
+    const stable = (headers: Record<string, string>) => {
+      const { date: _date, connection: _connection, 'keep-alive': _keepAlive, ...rest } = headers;
+      return rest;
+    };
+
+    it('answers a hit of an unguarded route with the status, headers and bytes of the miss, without reaching Nest', async () => {
+      const answer = jest.spyOn(app.get(HttpCacheService), 'answer');
+      const miss = await request(server).get('/company?x=1').expect(200);
+      const hit = await request(server).get('/company?x=1').expect(200);
+
+      expect(answer).toHaveBeenCalledTimes(1);
+      expect(probe.executions).toBe(1);
+      expect(hit.text).toBe(miss.text);
+      expect(stable(hit.headers)).toEqual(stable(miss.headers));
+      expect(hit.headers).toMatchObject({ 'cache-control': 'public, max-age=600', etag: expect.stringMatching(/^W\/"/) });
+    });
+
+    it('leaves a route with guards to Nest, so its guards run on every hit', async () => {
+      const answer = jest.spyOn(app.get(HttpCacheService), 'answer');
+      await request(server).get('/probe/items').expect(200);
+      await request(server).get('/probe/items').expect(200);
+
+      expect(probe.arrivals).toBe(2);
+      expect(answer).toHaveBeenCalledTimes(2);
+      expect(probe.executions).toBe(1);
+    });
+
+    it('leaves conditional requests to Express, which answers 304 to a matching ETag', async () => {
+      const answer = jest.spyOn(app.get(HttpCacheService), 'answer');
+      const first = await request(server).get('/company').expect(200);
+      await request(server).get('/company').set('If-None-Match', first.headers.etag).expect(304);
+
+      expect(answer).toHaveBeenCalledTimes(2);
+      expect(probe.executions).toBe(1);
+    });
+
+    it('stops answering a per-KST-day route at midnight KST, whatever is left of its TTL', async () => {
+      await request(server).get('/daily').expect(200);
+      clock.advance((14 * 60 + 59) * 60_000); // 23:59 KST
+      await request(server).get('/daily').expect(200);
+      expect(probe.executions).toBe(1);
+      clock.advance(60_000); // 00:00 KST
+      await request(server).get('/daily').expect(200);
+      expect(probe.executions).toBe(2);
+    });
+
+    it('stops answering when the entry expires, and after clear()', async () => {
+      await request(server).get('/company').expect(200);
+      clock.advance(600_000);
+      await request(server).get('/company').expect(200);
+      expect(probe.executions).toBe(2);
+
+      await app.get(HttpCacheService).clear();
+      await request(server).get('/company').expect(200);
+      expect(probe.executions).toBe(3);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../validation/storable-values';
 
@@ -6,22 +6,36 @@ import { MAX_BODY_DEPTH, nestsDeeperThan } from '../validation/storable-values';
 export const BODY_LIMIT = '256kb';
 
 /**
- * JSON and form bodies up to the limit. Parser failures become AppErrors here:
+ * Exactly as type-is (and so body-parser) decides it: a request has a body when it
+ * declares one, by Transfer-Encoding or by a Content-Length that is a number (0 included).
+ */
+function declaresBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
+}
+
+/**
+ * JSON and form bodies up to the limit, in one middleware that a request without a
+ * body (every GET) passes at once. Parser failures become AppErrors here:
  * Nest would otherwise turn a JSON SyntaxError into a 400 carrying the parser's
  * own wording, and the errors of the others (a body that does not decompress) into 500s.
  * JSON nested deeper than MAX_BODY_DEPTH is refused before any validator recurses into it.
  * (Forms are parsed flat, `extended: false`, so they cannot nest.)
  */
-export function bodyParsers(): RequestHandler[] {
+export function bodyParser(): RequestHandler {
   const parseJson = express.json({ limit: BODY_LIMIT });
   const parseForm = express.urlencoded({ limit: BODY_LIMIT, extended: false });
-  return [
-    (req, res, next) =>
-      parseJson(req, res, (error?: unknown) =>
-        next(error !== undefined ? toAppError(error) : nestsDeeperThan(req.body, MAX_BODY_DEPTH) ? TOO_DEEP : undefined),
-      ),
-    (req, res, next) => parseForm(req, res, (error?: unknown) => next(error === undefined ? undefined : toAppError(error))),
-  ];
+  return (req, res, next) => {
+    if (!declaresBody(req)) {
+      // What the parsers would leave: no body.
+      if (!('body' in req)) (req as { body?: unknown }).body = undefined;
+      return next();
+    }
+    parseJson(req, res, (error?: unknown) => {
+      if (error !== undefined) return next(toAppError(error));
+      if (nestsDeeperThan(req.body, MAX_BODY_DEPTH)) return next(TOO_DEEP);
+      parseForm(req, res, (formError?: unknown) => next(formError === undefined ? undefined : toAppError(formError)));
+    });
+  };
 }
 
 const TOO_DEEP = new AppError('BAD_REQUEST', `The JSON body is nested deeper than ${MAX_BODY_DEPTH} levels`);

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { type Store, storage } from 'nestjs-pino/storage';
+import type { Logger } from 'pino';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Probes answer often and say nothing worth a line. */
+const UNLOGGED_PATHS = new Set(['/health', '/health/ready']);
+
+/** What the access line keeps of a request, kept on its response for the shared 'close' listener. */
+const ACCESS = Symbol('requestAccess');
+interface Access {
+  id: string;
+  method: string;
+  url: string;
+  startedAt: number;
+  logger: Logger;
+}
+type LoggedResponse = Response & { [ACCESS]?: Access };
+
+/**
+ * Access log and request id for every request. It is the outermost middleware, so
+ * rate-limited and malformed requests are logged with their id too; an incoming
+ * `X-Request-Id` is kept when it is well formed. It logs the method and the URL
+ * (credentials in it are redacted on the way out), never headers or bodies.
+ *
+ * Every line logged while the request is served carries `reqId`: the request runs in
+ * nestjs-pino's async context with a child logger that is made only when something logs
+ * (most requests log nothing but their access line, which is written with the id as a
+ * field instead). One line per request, at `info`, `warn` for 4xx, `error` for 5xx.
+ */
+export function createRequestLogger(root: Logger): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    let child: Logger | undefined;
+    const store = {
+      get logger(): Logger {
+        return (child ??= root.child({ reqId: id }));
+      },
+      // PinoLogger.assign replaces the request's logger.
+      set logger(replacement: Logger) {
+        child = replacement;
+      },
+      responseLogger: undefined,
+    };
+    if (!UNLOGGED_PATHS.has(req.url)) {
+      (res as LoggedResponse)[ACCESS] = { id, method: req.method, url: req.originalUrl, startedAt: Date.now(), logger: root };
+      res.on('close', logAccess);
+    }
+    storage.run(store as unknown as Store, next);
+  };
+}
+
+function logAccess(this: LoggedResponse): void {
+  const access = this[ACCESS];
+  if (access === undefined) return;
+  const status = this.statusCode;
+  const completed = this.writableFinished;
+  const line = {
+    reqId: access.id,
+    req: { method: access.method, url: access.url },
+    res: { statusCode: status },
+    responseTime: Date.now() - access.startedAt,
+  };
+  if (!completed) access.logger.warn(line, 'request aborted');
+  else if (status >= 500) access.logger.error(line, 'request errored');
+  else if (status >= 400) access.logger.warn(line, 'request completed');
+  else access.logger.info(line, 'request completed');
+}
