@@ -12,6 +12,7 @@ import { RecordedPushMessages1764440000000 } from './1764440000000-recorded-push
 import { UrgentAnalyses1764450000000 } from './1764450000000-urgent-analyses';
 import { PushHistoryAndRetention1764460000000 } from './1764460000000-push-history-and-retention';
 import { PushPreferences1764470000000 } from './1764470000000-push-preferences';
+import { ChunkedPushExpansion1764480000000 } from './1764480000000-chunked-push-expansion';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   UrgentAnalyses1764450000000,
   PushHistoryAndRetention1764460000000,
   PushPreferences1764470000000,
+  ChunkedPushExpansion1764480000000,
 ];

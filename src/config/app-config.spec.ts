@@ -278,12 +278,25 @@ describe('loadConfig', () => {
 
   describe('push', () => {
     it('sends 4 batches at once, 5 attempts backing off from 10 s, under a 5-minute lease by default', () => {
-      expect(loadConfig({}).push).toEqual({ concurrency: 4, maxAttempts: 5, retryBaseMs: 10_000, leaseMs: 300_000, summaryWaitMs: 90_000 });
+      expect(loadConfig({}).push).toEqual({
+        concurrency: 4,
+        maxAttempts: 5,
+        retryBaseMs: 10_000,
+        leaseMs: 300_000,
+        summaryWaitMs: 90_000,
+        expansionUsers: 5_000,
+      });
     });
 
     it('reads explicit values', () => {
-      const config = loadConfig({ PUSH_CONCURRENCY: '1', PUSH_MAX_ATTEMPTS: '3', PUSH_RETRY_BASE_MS: '500', PUSH_LEASE_MS: '1000' });
-      expect(config.push).toEqual({ concurrency: 1, maxAttempts: 3, retryBaseMs: 500, leaseMs: 1000, summaryWaitMs: 90_000 });
+      const config = loadConfig({
+        PUSH_CONCURRENCY: '1',
+        PUSH_MAX_ATTEMPTS: '3',
+        PUSH_RETRY_BASE_MS: '500',
+        PUSH_LEASE_MS: '1000',
+        PUSH_EXPANSION_USERS: '200',
+      });
+      expect(config.push).toEqual({ concurrency: 1, maxAttempts: 3, retryBaseMs: 500, leaseMs: 1000, summaryWaitMs: 90_000, expansionUsers: 200 });
     });
 
     it('rejects values out of range, naming each variable', () => {

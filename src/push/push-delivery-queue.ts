@@ -15,6 +15,8 @@ import { quietWindowEndSql } from './quiet-hours';
 
 /** A delivery claimed for sending, with what its notification says. */
 export interface ClaimedDelivery extends FilingNotice {
+  /** The row version claimed (its ctid): the outcome is recorded by it, one tuple fetch rather than an index probe. */
+  ref: string;
   token: string;
   /** Attempts including this one. */
   attempts: number;
@@ -22,13 +24,15 @@ export interface ClaimedDelivery extends FilingNotice {
   text: NotificationText | null;
 }
 
-/** What an expansion did with one fan-out. */
+/** What one expansion step did with a fan-out. */
 export interface ExpandedFanout {
   rceptNo: string;
   /** Deliveries to send now. */
   deliveries: number;
   /** Deliveries held for their users' quiet hours. */
   held: number;
+  /** The fan-out is fully expanded. */
+  done: boolean;
 }
 
 /** One entry of a user's push history. */
@@ -60,6 +64,12 @@ export interface RecordedOutcomes {
 
 /** Longest wait between two attempts of one message. */
 const MAX_BACKOFF_MS = 15 * 60_000;
+
+/** For the rest of a transaction: rows are reached by ctid only; and back to the planner's choice. */
+const ONLY_TID_SCANS =
+  "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true)";
+const ALL_SCANS =
+  "SELECT set_config('enable_seqscan', 'on', true), set_config('enable_indexscan', 'on', true), set_config('enable_bitmapscan', 'on', true)";
 
 /** Key of the transaction advisory lock under which one instance at a time turns held deliveries into digests. */
 const DIGEST_RELEASE_LOCK_KEY = 727_100_003;
@@ -104,43 +114,67 @@ export class PushDeliveryQueue {
   ) {}
 
   /**
-   * Expands the oldest pending fan-out: its deliveries (none when `createDeliveries`
-   * is false, i.e. push is off) and its EXPANDED mark are one transaction, so a crash
-   * leaves it either untouched or complete. A delivery goes to each token of each user
-   * watching the company with notifications on whose entry's category and impact
-   * filters the filing passes; it is HELD until the end of the user's quiet window when
-   * now falls in one. Null when no pending fan-out is free.
+   * Takes one step of the oldest pending fan-out: the next `PUSH_EXPANSION_USERS`
+   * watchers (by user id) become deliveries, none when `createDeliveries` is false
+   * (push is off). A delivery goes to each token of each user watching the company with
+   * notifications on whose entry's category and impact filters the filing passes; it is
+   * HELD until the end of the user's quiet window when now falls in one. The step's
+   * deliveries and its progress in the outbox are one transaction, so a crash repeats
+   * or skips no watcher, and the batches of the first step go out while the next is
+   * expanded. Null when no pending fan-out is free.
    */
   async expandNext(createDeliveries: boolean): Promise<ExpandedFanout | null> {
     return this.dataSource.transaction(async (manager) => {
       const fanout = await this.outbox.takeOldestReady(manager, this.config.push.summaryWaitMs);
       if (!fanout) return null;
-      let deliveries = 0;
-      let held = 0;
+      const step = { users: 0, throughUser: fanout.expandedThroughUser, deliveries: 0, held: 0 };
       if (createDeliveries) {
         const filter = filingFilterKeys(fanout.reportName, fanout.impact);
-        // The watchers never leave the database: 10,000 of them are one statement.
-        const [counts] = await manager.query<{ deliveries: number; held: number }[]>(
-          `WITH created AS (
+        // The watchers never leave the database: a step is one statement.
+        const [counts] = await manager.query<{ users: number; through_user: number | null; deliveries: number; held: number }[]>(
+          `WITH watchers AS (
+             SELECT w.user_id FROM watch_stocks w
+             WHERE w.corp_code = $2 AND w.notify_enabled AND w.user_id > $6
+               AND (w.categories IS NULL OR $3::varchar = ANY (w.categories))
+               AND (w.min_impact IS NULL OR w.min_impact = ANY ($4::varchar[]))
+             ORDER BY w.user_id LIMIT $7
+           ), created AS (
              INSERT INTO push_deliveries (rcept_no, fcm_token, user_id, status, available_at)
              SELECT $1, t.fcm_token, t.user_id, CASE WHEN quiet.until IS NULL THEN 'PENDING' ELSE 'HELD' END, quiet.until
-             FROM watch_stocks w
+             FROM watchers w
              JOIN push_tokens t ON t.user_id = w.user_id
              LEFT JOIN push_preferences q ON q.user_id = w.user_id
              CROSS JOIN LATERAL (SELECT ${quietWindowEndSql('$5', 'q')} AS until) quiet
-             WHERE w.corp_code = $2 AND w.notify_enabled
-               AND (w.categories IS NULL OR $3::varchar = ANY (w.categories))
-               AND (w.min_impact IS NULL OR w.min_impact = ANY ($4::varchar[]))
              ON CONFLICT DO NOTHING
              RETURNING status
-           ) SELECT count(*) FILTER (WHERE status = 'PENDING')::int AS deliveries, count(*) FILTER (WHERE status = 'HELD')::int AS held
+           )
+           SELECT (SELECT count(*)::int FROM watchers) AS users, (SELECT max(user_id) FROM watchers) AS through_user,
+                  count(*) FILTER (WHERE status = 'PENDING')::int AS deliveries, count(*) FILTER (WHERE status = 'HELD')::int AS held
            FROM created`,
-          [fanout.rceptNo, fanout.corpCode, filter.category, filter.passingMinImpacts, this.clock.now()],
+          [
+            fanout.rceptNo,
+            fanout.corpCode,
+            filter.category,
+            filter.passingMinImpacts,
+            this.clock.now(),
+            fanout.expandedThroughUser,
+            this.config.push.expansionUsers,
+          ],
         );
-        ({ deliveries, held } = counts);
+        step.users = counts.users;
+        step.throughUser = counts.through_user ?? fanout.expandedThroughUser;
+        step.deliveries = counts.deliveries;
+        step.held = counts.held;
       }
-      await this.outbox.markExpanded(manager, fanout.rceptNo, deliveries + held, this.clock.now());
-      return { rceptNo: fanout.rceptNo, deliveries, held };
+      // A short step was the last: no watcher is left after it.
+      const done = step.users < this.config.push.expansionUsers;
+      await this.outbox.recordStep(manager, fanout.rceptNo, {
+        deliveries: step.deliveries + step.held,
+        throughUser: step.throughUser,
+        done,
+        at: this.clock.now(),
+      });
+      return { rceptNo: fanout.rceptNo, deliveries: step.deliveries, held: step.held, done };
     });
   }
 
@@ -267,10 +301,14 @@ export class PushDeliveryQueue {
     return claimed;
   }
 
-  /** One claim pass over pending deliveries matching `due`; $1 is the worker, $2 the lease end, $3 the limit. */
+  /**
+   * One claim pass over pending deliveries matching `due`; $1 is the worker, $2 the lease
+   * end, $3 the limit. The rows are locked and updated by ctid: they stay locked in between.
+   */
   private async claimWhere(due: string, params: unknown[]): Promise<ClaimedDelivery[]> {
     const rows = await this.dataSource.query<
       {
+        ref: string;
         rcept_no: string;
         fcm_token: string;
         attempts: number;
@@ -283,22 +321,23 @@ export class PushDeliveryQueue {
       }[]
     >(
       `WITH next AS (
-         SELECT rcept_no, fcm_token FROM push_deliveries
+         SELECT ctid FROM push_deliveries
          WHERE status = 'PENDING' AND ${due}
          ORDER BY available_at NULLS FIRST, created_at
          LIMIT $3 FOR UPDATE SKIP LOCKED
        ),
        claimed AS (
          UPDATE push_deliveries p SET status = 'SENDING', attempts = p.attempts + 1, lease_owner = $1, lease_expires_at = $2
-         FROM next WHERE p.rcept_no = next.rcept_no AND p.fcm_token = next.fcm_token
-         RETURNING p.rcept_no, p.fcm_token, p.attempts, p.title, p.body
+         FROM next WHERE p.ctid = next.ctid
+         RETURNING p.ctid::text AS ref, p.rcept_no, p.fcm_token, p.attempts, p.title, p.body
        )
-       SELECT c.rcept_no, c.fcm_token, c.attempts, c.title, c.body, d.corp_code, d.corp_name, d.report_name, a.one_liner
+       SELECT c.ref, c.rcept_no, c.fcm_token, c.attempts, c.title, c.body, d.corp_code, d.corp_name, d.report_name, a.one_liner
        FROM claimed c JOIN disclosures d ON d.rcept_no = c.rcept_no
        LEFT JOIN analyses a ON a.rcept_no = c.rcept_no AND a.status = 'COMPLETED' AND a.one_liner <> ''`,
       params,
     );
     return rows.map((row) => ({
+      ref: row.ref,
       rceptNo: row.rcept_no,
       token: row.fcm_token,
       attempts: row.attempts,
@@ -314,17 +353,21 @@ export class PushDeliveryQueue {
    * Records the outcomes of a sent batch, each only while `worker` still holds its
    * lease (a late answer after an abandonment is dropped), and deletes the tokens whose
    * deliveries were recorded UNREGISTERED, in one transaction.
+   *
+   * Each outcome finds its row by the ctid of the claim: one TID scan per outcome, whatever
+   * the table's size. Left to itself the planner hashes the whole table, or, trusting
+   * statistics that saw few rows SENDING, loops over the SENDING rows for every outcome
+   * (quadratic): the transaction allows it nothing but the TID scan. A row changed since
+   * (abandoned at lease expiry, or moved by a VACUUM FULL) no longer matches the ctid, key,
+   * status and lease all at once, and is left as it is.
    */
   async record(
     worker: string,
-    outcomes: Array<DeliveryOutcome & { rceptNo: string; token: string; title: string; body: string }>,
+    outcomes: Array<DeliveryOutcome & { ref: string; rceptNo: string; token: string; title: string; body: string }>,
   ): Promise<RecordedOutcomes> {
     if (outcomes.length === 0) return { recorded: 0, tokensRemoved: 0 };
     return this.dataSource.transaction(async (manager) => {
-      // Statistics taken while few rows were SENDING make PostgreSQL drive a nested loop from
-      // them and rescan the outcomes for each: quadratic once thousands are in flight. A hash
-      // join is linear whichever side it builds.
-      await manager.query('SET LOCAL enable_nestloop = off');
+      await manager.query(ONLY_TID_SCANS);
       const finished = await manager.query<{ fcm_token: string; status: string }[]>(
         `WITH finished AS (
            UPDATE push_deliveries p
@@ -332,9 +375,10 @@ export class PushDeliveryQueue {
                sent_at = CASE WHEN o.status = 'SENT' THEN $7::timestamptz END,
                title = o.title, body = o.body,
                lease_owner = NULL, lease_expires_at = NULL
-           FROM unnest($2::bpchar[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $8::text[], $9::text[])
-             AS o(rcept_no, fcm_token, status, available_at, error, title, body)
-           WHERE p.rcept_no = o.rcept_no AND p.fcm_token = o.fcm_token AND p.status = 'SENDING' AND p.lease_owner = $1
+           FROM unnest($2::bpchar[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $8::text[], $9::text[], $10::tid[])
+             AS o(rcept_no, fcm_token, status, available_at, error, title, body, ref)
+           WHERE p.ctid = o.ref AND p.rcept_no = o.rcept_no AND p.fcm_token = o.fcm_token
+             AND p.status = 'SENDING' AND p.lease_owner = $1
            RETURNING p.fcm_token, p.status
          ) SELECT fcm_token, status FROM finished`,
         [
@@ -347,11 +391,13 @@ export class PushDeliveryQueue {
           this.clock.now(),
           outcomes.map((o) => o.title.slice(0, 200)),
           outcomes.map((o) => o.body.slice(0, 500)),
+          outcomes.map((o) => o.ref),
         ],
       );
       const gone = finished.filter((row) => row.status === 'UNREGISTERED').map((row) => row.fcm_token);
       let tokensRemoved = 0;
       if (gone.length > 0) {
+        await manager.query(ALL_SCANS);
         tokensRemoved = await this.pushTokens.removeUnregistered(manager, gone);
       }
       return { recorded: finished.length, tokensRemoved };

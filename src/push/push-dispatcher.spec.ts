@@ -30,7 +30,7 @@ class InMemoryQueue {
   expandNext(createDeliveries: boolean) {
     this.expandCalls.push(createDeliveries);
     const rceptNo = this.fanouts.shift();
-    return Promise.resolve(rceptNo === undefined ? null : { rceptNo, deliveries: 0, held: 0 });
+    return Promise.resolve(rceptNo === undefined ? null : { rceptNo, deliveries: 0, held: 0, done: true });
   }
   claimBatch(_worker: string, limit: number) {
     this.claims.push(limit);
@@ -55,6 +55,7 @@ function deliveries(count: number): ClaimedDelivery[] {
     corpName: '삼성전자',
     reportName: '분기보고서',
     oneLiner: null,
+    ref: `(0,${i + 1})`,
     token: `token-${i}`,
     attempts: 1,
     text: null,
@@ -142,6 +143,7 @@ describe('PushDispatcher', () => {
 
     expect(queue.recorded).toEqual(
       deliveries(3).map((d) => ({
+        ref: d.ref,
         rceptNo: d.rceptNo,
         token: d.token,
         status: 'PENDING',

@@ -112,8 +112,12 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
     try {
       const enabled = this.sender.enabled;
       for (let fanout = await this.queue.expandNext(enabled); fanout !== null; fanout = await this.queue.expandNext(enabled)) {
-        if (enabled) this.logger.debug(`filing ${fanout.rceptNo}: ${fanout.deliveries} push deliveries, ${fanout.held} held for quiet hours`);
-        // The first fan-out's batches go out while the next one expands.
+        if (enabled) {
+          this.logger.debug(
+            `filing ${fanout.rceptNo}: ${fanout.deliveries} push deliveries, ${fanout.held} held for quiet hours${fanout.done ? '' : ', more to come'}`,
+          );
+        }
+        // A step's batches go out while the next step expands.
         this.pool.fill();
         if (!this.pool.isRunning) return;
       }
@@ -141,6 +145,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
     for (const result of results) this.metrics.pushMessages.inc({ outcome: outcomeOf(result) });
     const now = this.clock.nowMs();
     const outcomes = batch.map((delivery, i) => ({
+      ref: delivery.ref,
       rceptNo: delivery.rceptNo,
       token: delivery.token,
       title: messages[i].title,

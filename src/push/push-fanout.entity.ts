@@ -21,6 +21,10 @@ export class PushFanoutEntity {
   @Column({ type: 'varchar', length: 12, default: 'PENDING' })
   status: PushFanoutStatus;
 
+  /** The last watcher (user id) turned into deliveries; expansion goes on after it. Null: not started. */
+  @Column({ name: 'expanded_through_user', type: 'integer', nullable: true })
+  expandedThroughUser: number | null;
+
   /** Deliveries created when expanded (0 while push is off). */
   @Column({ type: 'integer', nullable: true })
   deliveries: number | null;

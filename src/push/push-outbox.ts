@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { PushFanoutEntity } from './push-fanout.entity';
 
 /** A pending fan-out taken for expansion: the company whose watchers it goes to, and what their filters look at. */
 export interface TakenFanout {
@@ -9,13 +8,16 @@ export interface TakenFanout {
   reportName: string;
   /** The impact level of the filing's completed analysis; null without one. */
   impact: string | null;
+  /** The last watcher (user id) already expanded; 0 before the first step. */
+  expandedThroughUser: number;
 }
 
 /**
  * Owner of table push_fanouts: the only writer. The push outbox: the disclosure
  * ingest adds a row per new filing in the filing's own transaction (so no
  * announcement is lost to a crash), and PushDeliveryQueue takes the oldest pending
- * one and marks it EXPANDED in the transaction that creates its deliveries.
+ * one, a few thousand watchers per transaction, each step recorded in the transaction
+ * that creates its deliveries, and marks it EXPANDED with the last.
  */
 @Injectable()
 export class PushOutbox {
@@ -34,8 +36,10 @@ export class PushOutbox {
    * restart loses no waiting fan-out.
    */
   async takeOldestReady(manager: EntityManager, summaryWaitMs: number): Promise<TakenFanout | null> {
-    const [fanout] = await manager.query<{ rcept_no: string; corp_code: string; report_name: string; impact: string | null }[]>(
-      `SELECT f.rcept_no, d.corp_code, d.report_name,
+    const [fanout] = await manager.query<
+      { rcept_no: string; corp_code: string; report_name: string; impact: string | null; expanded_through_user: number | null }[]
+    >(
+      `SELECT f.rcept_no, d.corp_code, d.report_name, f.expanded_through_user,
               CASE WHEN a.status = 'COMPLETED' THEN a.result -> 'impact' ->> 'level' END AS impact
        FROM push_fanouts f
        JOIN disclosures d ON d.rcept_no = f.rcept_no
@@ -46,7 +50,14 @@ export class PushOutbox {
        ORDER BY f.created_at LIMIT 1 FOR UPDATE OF f SKIP LOCKED`,
       [summaryWaitMs],
     );
-    return fanout ? { rceptNo: fanout.rcept_no, corpCode: fanout.corp_code, reportName: fanout.report_name, impact: fanout.impact } : null;
+    if (!fanout) return null;
+    return {
+      rceptNo: fanout.rcept_no,
+      corpCode: fanout.corp_code,
+      reportName: fanout.report_name,
+      impact: fanout.impact,
+      expandedThroughUser: fanout.expanded_through_user ?? 0,
+    };
   }
 
   /** Fan-outs not yet expanded, for the metrics. */
@@ -55,7 +66,17 @@ export class PushOutbox {
     return n;
   }
 
-  async markExpanded(manager: EntityManager, rceptNo: string, deliveries: number, expandedAt: Date): Promise<void> {
-    await manager.getRepository(PushFanoutEntity).update({ rceptNo }, { status: 'EXPANDED', deliveries, expandedAt });
+  /**
+   * Records one expansion step: `deliveries` more, the watchers done through user
+   * `throughUser`, and, when `done`, the fan-out EXPANDED.
+   */
+  async recordStep(manager: EntityManager, rceptNo: string, step: { deliveries: number; throughUser: number; done: boolean; at: Date }): Promise<void> {
+    await manager.query(
+      `UPDATE push_fanouts
+       SET deliveries = coalesce(deliveries, 0) + $2, expanded_through_user = $3,
+           status = CASE WHEN $4 THEN 'EXPANDED' ELSE status END, expanded_at = CASE WHEN $4 THEN $5::timestamptz END
+       WHERE rcept_no = $1`,
+      [rceptNo, step.deliveries, step.throughUser, step.done, step.at],
+    );
   }
 }

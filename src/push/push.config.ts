@@ -14,6 +14,8 @@ export interface PushConfig {
     leaseMs: number;
     /** How long a new filing's fan-out waits for its one-liner after the filing was stored; then it goes with the report name. */
     summaryWaitMs: number;
+    /** Watchers a fan-out turns into deliveries per transaction, so sending starts before the last ones are expanded. */
+    expansionUsers: number;
   };
 }
 
@@ -26,6 +28,7 @@ export function pushConfig(read: EnvReader): PushConfig {
       retryBaseMs: read.integer('PUSH_RETRY_BASE_MS', 10_000, { min: 1, max: 60 * 60_000 }),
       leaseMs: read.integer('PUSH_LEASE_MS', 5 * 60_000, { min: 1000, max: DAY_MS }),
       summaryWaitMs: read.integer('PUSH_SUMMARY_WAIT_MS', 90_000, { min: 0, max: DAY_MS }),
+      expansionUsers: read.integer('PUSH_EXPANSION_USERS', 5_000, { min: 1, max: 100_000 }),
     },
   };
 }

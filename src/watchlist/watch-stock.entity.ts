@@ -11,8 +11,8 @@ import { UserEntity } from '../users/user.entity';
   `categories <@ ARRAY['periodic', 'major_event', 'securities_issuance', 'ownership', 'exchange', 'audit', 'other']::varchar[]`,
 )
 @Check('ck_watch_stocks_min_impact', `min_impact IN ('low', 'medium', 'high')`)
-// Partial, for the push fan-out: who watches this company with notifications on.
-@Index('ix_watch_stocks_corp_notify', ['corpCode'], { where: 'notify_enabled' })
+// Partial, for the push fan-out: who watches this company with notifications on, in user id order.
+@Index('ix_watch_stocks_corp_notify', ['corpCode', 'userId'], { where: 'notify_enabled' })
 export class WatchStockEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;

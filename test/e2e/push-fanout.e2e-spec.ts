@@ -389,13 +389,22 @@ describe('new-filing push across restarts and instances', () => {
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
 
     // An answer arriving from the dead process now would be dropped.
-    const [abandoned] = await b.dataSource.query<{ fcm_token: string }[]>(
-      "SELECT fcm_token FROM push_deliveries WHERE rcept_no = $1 AND status = 'ABANDONED' LIMIT 1",
+    const [abandoned] = await b.dataSource.query<{ ref: string; fcm_token: string }[]>(
+      "SELECT ctid::text AS ref, fcm_token FROM push_deliveries WHERE rcept_no = $1 AND status = 'ABANDONED' LIMIT 1",
       [filing.rcept_no],
     );
-    const late = await b.app
-      .get(PushDeliveryQueue)
-      .record(deadWorker, [{ rceptNo: filing.rcept_no, token: abandoned.fcm_token, status: 'UNREGISTERED', availableAt: null, error: 'late', title: 'late', body: 'late' }]);
+    const late = await b.app.get(PushDeliveryQueue).record(deadWorker, [
+      {
+        ref: abandoned.ref,
+        rceptNo: filing.rcept_no,
+        token: abandoned.fcm_token,
+        status: 'UNREGISTERED',
+        availableAt: null,
+        error: 'late',
+        title: 'late',
+        body: 'late',
+      },
+    ]);
     expect(late).toEqual({ recorded: 0, tokensRemoved: 0 });
     expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, ABANDONED: 500 });
 
@@ -444,6 +453,54 @@ describe('new-filing push across restarts and instances', () => {
     expect([...counts.keys()].sort()).toEqual([...tokens].sort());
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     expect(senders.map((sender) => sender.messages().length).every((n) => n > 0)).toBe(true);
+  });
+
+  it('expands PUSH_EXPANSION_USERS watchers per transaction, recording each step, so a restart between steps repeats and skips no one', async () => {
+    const stepped = await startTestApp({ database, overrides: senderOverride(new RecordingPushSender()), env: { ...env, PUSH_EXPANSION_USERS: '7' } });
+    apps.push(stepped);
+    // Steps are taken by hand here: the dispatcher would take them all at once.
+    stepped.app.get(PushDispatcher).stop();
+    const corpCode = '09999998';
+    const tokens = await seedWatchers(stepped.dataSource, corpCode, 20);
+    const users = (await stepped.dataSource.query<{ user_id: number }[]>('SELECT user_id FROM watch_stocks WHERE corp_code = $1 ORDER BY user_id', [corpCode])).map(
+      (row) => row.user_id,
+    );
+    const today = stepped.clock.now().toISOString().slice(0, 10).replace(/-/g, '');
+    const filing: DartFiling = {
+      rcept_no: `${today}900002`,
+      corp_code: corpCode,
+      corp_name: '단계상사',
+      stock_code: '999980',
+      corp_cls: 'Y',
+      report_nm: '분기보고서',
+      rcept_dt: today,
+      flr_nm: '단계상사',
+      rm: '',
+    };
+    await stepped.app.get(DisclosureIngestService).saveNew([filing], 'monitor');
+
+    const queue = stepped.app.get(PushDeliveryQueue);
+    expect(await queue.expandNext(true)).toEqual({ rceptNo: filing.rcept_no, deliveries: 14, held: 0, done: false });
+    expect(await queue.expandNext(true)).toEqual({ rceptNo: filing.rcept_no, deliveries: 14, held: 0, done: false });
+    const [progress] = await stepped.dataSource.query<{ status: string; deliveries: number; expanded_through_user: number }[]>(
+      'SELECT status, deliveries, expanded_through_user FROM push_fanouts WHERE rcept_no = $1',
+      [filing.rcept_no],
+    );
+    expect(progress).toEqual({ status: 'PENDING', deliveries: 28, expanded_through_user: users[13] });
+    await stepped.close();
+    apps.splice(apps.indexOf(stepped), 1);
+
+    // The next instance goes on after user 14, and sends each token once.
+    const sender = new RecordingPushSender();
+    const resumed = await startTestApp({ database, overrides: senderOverride(sender), env: { ...env, PUSH_EXPANSION_USERS: '7' } });
+    apps.push(resumed);
+    resumed.app.get(PushDispatcher).wake();
+    const rows = await settled(resumed.dataSource, filing.rcept_no);
+    expect(rows.map((row) => row.fcm_token).sort()).toEqual([...tokens].sort());
+    expect(rows.every((row) => row.status === 'SENT')).toBe(true);
+    expect(await fanoutOf(resumed.dataSource, filing.rcept_no)).toEqual({ status: 'EXPANDED', deliveries: 40 });
+    // The first instance's 28 deliveries and the rest: all sent by the one that was running.
+    expect([...sendsPerToken(filing.rcept_no, sender).values()]).toEqual(tokens.map(() => 1));
   });
 });
 
