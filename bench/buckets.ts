@@ -23,7 +23,7 @@ import { startPostgresServer } from '../test/support/postgres-server';
 import { createDatabase } from '../test/support/test-database';
 import { benchConfig } from './app';
 import { CpuMonitor } from './cpu-monitor';
-import { createCleanups, createLog, envNumber, writeResultsPage } from './harness';
+import { createCleanups, createLog, envNumber, runBenchmark, writeResultsPage } from './harness';
 
 const log = createLog('bench:buckets');
 const cleanups = createCleanups(log);
@@ -372,9 +372,4 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${section}\n`);
 }
 
-main()
-  .catch((error: unknown) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanups.cleanUp());
+runBenchmark(main, log, cleanups);

@@ -65,3 +65,13 @@ export function createCleanups(log: (line: string) => void): Cleanups {
   }
   return { push: (step) => steps.push(step), cleanUp };
 }
+
+/** Runs a benchmark's `main`: a failure is logged with its stack and fails the process; the cleanups run either way. */
+export function runBenchmark(main: () => Promise<void>, log: (line: string) => void, cleanups: Cleanups): void {
+  main()
+    .catch((error: unknown) => {
+      log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exitCode = 1;
+    })
+    .finally(() => cleanups.cleanUp());
+}

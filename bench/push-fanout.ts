@@ -20,14 +20,13 @@ import type { DartFiling } from '../src/upstream/dart/dart.types';
 import { benchConfig } from './app';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { createDatabase } from '../test/support/test-database';
-import { createCleanups, createLog, envNumber, writeResultsPage } from './harness';
+import { createCleanups, createLog, envNumber, runBenchmark, writeResultsPage } from './harness';
 
 const CORP_CODE = '00999001';
 const TOKENS_PER_WATCHER = 2;
 const startedAt = performance.now();
 const log = createLog('bench:push');
 const cleanups = createCleanups(log);
-const cleanUp = cleanups.cleanUp;
 
 /** Samples RSS and heap every few milliseconds; the event loop is busy during a run, so samples are as often as it allows. */
 class MemorySampler {
@@ -374,9 +373,4 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${text}\n`);
 }
 
-main()
-  .catch((error: unknown) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanUp());
+runBenchmark(main, log, cleanups);

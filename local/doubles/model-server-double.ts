@@ -16,8 +16,8 @@ export interface ModelServerDouble {
   url: string;
   /** Requests received so far, bodies parsed from JSON. */
   requests: RecordedRequest[];
-  /** Sets the answer to every following request. */
-  answerWith(answer: ModelServerAnswer | ((request: RecordedRequest) => ModelServerAnswer)): void;
+  /** Sets the answer to every following request; a promise answers when it settles (a slow model). */
+  answerWith(answer: ModelServerAnswer | ((request: RecordedRequest) => ModelServerAnswer | Promise<ModelServerAnswer>)): void;
   close(): Promise<void>;
 }
 
@@ -27,7 +27,7 @@ export interface ModelServerDouble {
  */
 export async function startModelServerDouble(): Promise<ModelServerDouble> {
   const requests: RecordedRequest[] = [];
-  let answer: (request: RecordedRequest) => ModelServerAnswer = () => ({ status: 500, body: { error: { message: 'no answer set' } } });
+  let answer: (request: RecordedRequest) => ModelServerAnswer | Promise<ModelServerAnswer> = () => ({ status: 500, body: { error: { message: 'no answer set' } } });
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -42,11 +42,12 @@ export async function startModelServerDouble(): Promise<ModelServerDouble> {
       }
       const request: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
       requests.push(request);
-      const reply = answer(request);
-      // A hung server keeps the connection open until the client gives up.
-      if (reply === 'hang') return;
-      res.writeHead(reply.status, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(reply.body));
+      void Promise.resolve(answer(request)).then((reply) => {
+        // A hung server keeps the connection open until the client gives up.
+        if (reply === 'hang' || res.destroyed) return;
+        res.writeHead(reply.status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(reply.body));
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -63,5 +64,20 @@ export async function startModelServerDouble(): Promise<ModelServerDouble> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A successful OpenAI Chat Completions answer carrying `content`. */
+export function chatCompletion(content: string): { status: number; body: unknown } {
+  return {
+    status: 200,
+    body: {
+      id: 'chatcmpl-test',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: 'double-model',
+      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      usage: { prompt_tokens: 1200, completion_tokens: 300, total_tokens: 1500 },
+    },
   };
 }

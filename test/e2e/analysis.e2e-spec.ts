@@ -2,7 +2,7 @@ import request from 'supertest';
 import { AnalysisQueue } from '../../src/analysis/analysis-queue';
 import { AnalysisSchedulerService } from '../../src/analysis/analysis-scheduler.service';
 import { validAnswer } from '../../local/doubles/analysis-answers';
-import { type ModelServerDouble, startModelServerDouble } from '../../local/doubles/model-server-double';
+import { chatCompletion, type ModelServerDouble, startModelServerDouble } from '../../local/doubles/model-server-double';
 import { DisclosureIngestService } from '../../src/disclosures/disclosure-ingest.service';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { createUser, serviceTokenFor } from '../support/fixtures';
@@ -15,20 +15,6 @@ function documentXml(title: string, chars: number): string {
   return `<?xml version="1.0" encoding="utf-8"?><DOCUMENT><DOCUMENT-NAME>${title}</DOCUMENT-NAME><BODY><COVER><COVER-TITLE>표지</COVER-TITLE></COVER><SECTION-1><TITLE>${title}</TITLE><P>${body}</P></SECTION-1></BODY></DOCUMENT>`;
 }
 
-function completion(content: string) {
-  return {
-    status: 200,
-    body: {
-      id: 'chatcmpl-test',
-      object: 'chat.completion',
-      created: 1_700_000_000,
-      model: 'double-model',
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: 1200, completion_tokens: 300, total_tokens: 1500 },
-    },
-  };
-}
-
 describe('analyses and the reveal economy', () => {
   let model: ModelServerDouble;
   let t: SandboxedApp;
@@ -38,7 +24,7 @@ describe('analyses and the reveal economy', () => {
 
   beforeAll(async () => {
     model = await startModelServerDouble();
-    model.answerWith(() => completion(JSON.stringify(validAnswer())));
+    model.answerWith(() => chatCompletion(JSON.stringify(validAnswer())));
     t = await startSandboxedApp({
       app: {
         env: {
@@ -104,7 +90,7 @@ describe('analyses and the reveal economy', () => {
     afterEach(async () => {
       scheduler.pause();
       await scheduler.drain();
-      model.answerWith(() => completion(JSON.stringify(validAnswer())));
+      model.answerWith(() => chatCompletion(JSON.stringify(validAnswer())));
     });
 
     it('analyses a new filing once, through the real OpenAI SDK with a JSON-schema answer, woken by the event', async () => {
@@ -140,14 +126,14 @@ describe('analyses and the reveal economy', () => {
 
     it('retries a failing model with backoff, then completes', async () => {
       let failures = 2;
-      model.answerWith(() => (failures-- > 0 ? { status: 503, body: { error: { message: 'overloaded' } } } : completion(JSON.stringify(validAnswer()))));
+      model.answerWith(() => (failures-- > 0 ? { status: 503, body: { error: { message: 'overloaded' } } } : chatCompletion(JSON.stringify(validAnswer()))));
       const filing = await newFiling(3000);
       scheduler.resume();
       expect(await settledThroughRetries(filing.rcept_no)).toMatchObject({ status: 'COMPLETED', attempts: 3 });
     });
 
     it('never stores an answer outside the schema: after the last attempt the analysis is UNAVAILABLE', async () => {
-      model.answerWith(() => completion(JSON.stringify({ ...validAnswer(), sentiment: 'ecstatic' })));
+      model.answerWith(() => chatCompletion(JSON.stringify({ ...validAnswer(), sentiment: 'ecstatic' })));
       const filing = await newFiling(3000);
       scheduler.resume();
       const row = await settledThroughRetries(filing.rcept_no);
