@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 /** What every benchmark script needs: a timed log, numeric settings, cleanup that also runs on Ctrl-C, and its results page. */
@@ -74,4 +75,18 @@ export function runBenchmark(main: () => Promise<void>, log: (line: string) => v
       process.exitCode = 1;
     })
     .finally(() => cleanups.cleanUp());
+}
+
+/** The `## Machine` section of a results page: cores, memory, Node.js and the PostgreSQL the run used. */
+export function machineSection(postgres: string): string[] {
+  return [
+    '## Machine',
+    '',
+    '|  |  |',
+    '| --- | --- |',
+    `| CPU | ${os.availableParallelism()} × ${os.cpus()[0]?.model.trim() ?? 'unknown'} |`,
+    `| memory | ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB |`,
+    `| Node.js | ${process.version} |`,
+    `| PostgreSQL | ${postgres} |`,
+  ];
 }

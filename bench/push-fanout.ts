@@ -7,7 +7,6 @@
  * sampling memory. Results: docs/benchmarks-push.md.
  */
 import 'reflect-metadata';
-import * as os from 'node:os';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
@@ -20,7 +19,7 @@ import type { DartFiling } from '../src/upstream/dart/dart.types';
 import { benchConfig } from './app';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { createDatabase } from '../test/support/test-database';
-import { createCleanups, createLog, envNumber, runBenchmark, writeResultsPage } from './harness';
+import { createCleanups, createLog, envNumber, machineSection, runBenchmark, writeResultsPage } from './harness';
 
 const CORP_CODE = '00999001';
 const TOKENS_PER_WATCHER = 2;
@@ -292,14 +291,7 @@ function markdown(report: Report): string {
     '- Memory is sampled every 5 ms (as often as the busy event loop allows) from just before the ingest to the last recorded delivery; the idle figure is the booted application’s RSS before seeding, after a forced garbage collection (what seeding leaves counts against the target); the table’s idle column is each run’s own start.',
     '- Every run checks that each token was handed exactly one message: as many messages as deliveries, every delivery (one per token by its primary key) `SENT`.',
     '',
-    '## Machine',
-    '',
-    '|  |  |',
-    '| --- | --- |',
-    `| CPU | ${os.availableParallelism()} × ${os.cpus()[0]?.model.trim() ?? 'unknown'} |`,
-    `| memory | ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB |`,
-    `| Node.js | ${process.version} |`,
-    `| PostgreSQL | ${report.postgres} (${report.postgresOrigin}) |`,
+    ...machineSection(`${report.postgres} (${report.postgresOrigin})`),
     '',
     'The application and PostgreSQL share these cores.',
     '',

@@ -7,7 +7,6 @@
  * Results: docs/benchmarks-latency.md.
  */
 import 'reflect-metadata';
-import * as os from 'node:os';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
@@ -21,7 +20,7 @@ import { chatCompletion, type ModelServerDouble, startModelServerDouble } from '
 import { startPostgresServer } from '../test/support/postgres-server';
 import { createDatabase } from '../test/support/test-database';
 import { benchConfig } from './app';
-import { createCleanups, createLog, envNumber, runBenchmark, writeResultsPage } from './harness';
+import { createCleanups, createLog, envNumber, machineSection, runBenchmark, writeResultsPage } from './harness';
 
 const log = createLog('bench:latency');
 const cleanups = createCleanups(log);
@@ -223,13 +222,7 @@ function markdown(runs: Measured[], meanGapMs: number, postgres: string, totalMs
     '- Latency is from the publication upstream to the message handed to the sender: the wait for the next poll, storing, the analysis (watched filings first), the fan-out that waits for it (`PUSH_SUMMARY_WAIT_MS`, 90 s), and the send. Each filing must reach its watcher exactly once.',
     `- Configurations: the builtin analyzer; and \`AI_PROVIDER=openai\` against the model server double, which answers every request after ${MODEL_ANSWER_MS / 1000} s with a valid analysis.`,
     '',
-    '## Machine',
-    '',
-    '|  |  |',
-    '| --- | --- |',
-    `| CPU | ${os.availableParallelism()} × ${os.cpus()[0]?.model.trim() ?? 'unknown'} |`,
-    `| Node.js | ${process.version} |`,
-    `| PostgreSQL | ${postgres} |`,
+    ...machineSection(postgres),
     '',
     '## How to run',
     '',
