@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -89,4 +90,14 @@ export function machineSection(postgres: string): string[] {
     `| Node.js | ${process.version} |`,
     `| PostgreSQL | ${postgres} |`,
   ];
+}
+
+/** Ends a forked helper process: it exits when its IPC channel closes; killed if it has not within 5 s. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (child.connected) child.disconnect();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import * as path from 'node:path';
+import { stopChild } from './harness';
 import type { LoadJob, LoadResult, WorkerMessage } from './load-protocol';
 
 /** The parent's handle on the load-generator process. */
@@ -43,13 +44,8 @@ export class LoadClient {
     });
   }
 
-  /** Ends the generator: it exits when the channel closes; killed if it has not within 5 s. */
-  async close(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    if (this.child.connected) this.child.disconnect();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
+  /** Ends the generator. */
+  close(): Promise<void> {
+    return stopChild(this.child);
   }
 }

@@ -6,10 +6,12 @@ import { startBenchApp, type BenchApp } from './app';
 import { CpuMonitor } from './cpu-monitor';
 import { LoadClient } from './load-client';
 import type { LoadJob } from './load-protocol';
+import { startAnchors } from './anchors/anchors';
 import { explainReads } from './plans';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { createDatabase } from '../test/support/test-database';
 import {
+  type AnchoredHit,
   type BenchReport,
   GENERATED_BEGIN,
   GENERATED_END,
@@ -228,7 +230,15 @@ async function main(): Promise<void> {
       `bare-large: ${Math.round(bareLarge.result.rps)} req/s, p99 ${bareLarge.result.p99.toFixed(2)} ms`,
   );
 
+  // The anchors answer each route's hit URL with the body the service gives it.
+  const hitBodies: Record<string, string> = {};
+  for (const scenario of scenarios) hitBodies[scenario.hitUrl] = await (await fetch(app.origin + scenario.hitUrl)).text();
+  const anchors = await startAnchors(hitBodies);
+  cleanups.push({ label: 'anchor servers', run: () => anchors.close() });
+  const anchorRounds = envNumber('BENCH_ANCHOR_ROUNDS', 3, 0, 20);
+
   const routes: RouteMeasurement[] = [];
+  const anchored: AnchoredHit[] = [];
   for (const [index, scenario] of scenarios.entries()) {
     const sample = await fetch(app.origin + scenario.hitUrl);
     const body = await sample.text();
@@ -240,6 +250,20 @@ async function main(): Promise<void> {
     const bare = await measure(`${scenario.name}: bare just before`, () => ({ ...base, kind: 'load', source: bareUrl }));
     const hitSource = { urls: [scenario.hitUrl], offset: 0, bust: null, repeats: true };
     const hit = await measure(`${scenario.name} HIT`, () => ({ ...base, kind: 'load', source: hitSource }));
+    const rounds: AnchoredHit = { name: scenario.name, hit: [], nest: [], node: [] };
+    for (let round = 0; round < anchorRounds; round++) {
+      for (const [side, origin] of [['hit', app.origin], ['nest', anchors.nestOrigin], ['node', anchors.nodeOrigin]] as const) {
+        const { result } = await measureOnce({ ...base, origin, kind: 'load', source: hitSource });
+        const bad = Object.keys(result.statuses).filter((status) => !status.startsWith('2'));
+        if (bad.length > 0) warnings.push(`${scenario.name} against the anchors (${side}): non-2xx answers ${JSON.stringify(result.statuses)}`);
+        rounds[side].push(result);
+      }
+    }
+    if (anchorRounds > 0) {
+      anchored.push(rounds);
+      const last = (side: 'hit' | 'nest' | 'node') => Math.round(rounds[side].at(-1)!.rps);
+      log(`  ${scenario.name} against the anchors, last round: service ${last('hit')}, bare NestJS ${last('nest')}, node:http ${last('node')} req/s`);
+    }
     const cursor = cursors[index];
     const bust = bustOf(index);
     const miss = await measure(
@@ -325,6 +349,7 @@ async function main(): Promise<void> {
     bareLarge,
     bareSequential,
     routes,
+    anchored,
     plans,
     syncs,
     warnings,

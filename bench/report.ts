@@ -61,9 +61,62 @@ export interface BenchReport {
   bareLarge: Measured;
   bareSequential: Measured;
   routes: RouteMeasurement[];
+  /** Each route's cache hit against the two anchor processes, in alternating rounds. */
+  anchored: AnchoredHit[];
   plans: QueryPlan[];
   syncs: SyncRun[];
   warnings: string[];
+}
+
+/**
+ * A cache hit measured against the anchors (separate processes answering the same body):
+ * one run of each per round, the three in turn, so the machine's drift touches all alike.
+ */
+export interface AnchoredHit {
+  name: string;
+  hit: LoadResult[];
+  /** A bare NestJS app on Express: one `@Get`, no middleware. */
+  nest: LoadResult[];
+  /** `node:http` writing the prepared body. */
+  node: LoadResult[];
+}
+
+/** Issue 15: a cache hit at 90% of the bare NestJS route's throughput at least, and its p99 within 1.5× of that route's. */
+export const HIT_OF_NEST_TARGET = 0.9;
+export const HIT_P99_OF_NEST_TARGET = 1.5;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+};
+
+/** The anchor table: medians of the rounds, the ratios to the bare NestJS app, and the targets. */
+function anchoredTable(report: BenchReport): { table: string; met: number; total: number } {
+  let met = 0;
+  const rows = report.anchored.map((route) => {
+    const hit = median(route.hit.map((r) => r.rps));
+    const nest = median(route.nest.map((r) => r.rps));
+    const node = median(route.node.map((r) => r.rps));
+    const hitP99 = median(route.hit.map((r) => r.p99));
+    const nestP99 = median(route.nest.map((r) => r.p99));
+    const throughputMet = hit >= HIT_OF_NEST_TARGET * nest;
+    const p99Met = hitP99 <= HIT_P99_OF_NEST_TARGET * nestP99;
+    if (throughputMet && p99Met) met += 1;
+    return [
+      route.name,
+      int(hit),
+      int(nest),
+      int(node),
+      `${pct(hit / nest)} ${throughputMet ? 'yes' : 'NO'}`,
+      `${ms(hitP99)} / ${ms(nestP99)} ms ${p99Met ? 'yes' : 'NO'}`,
+    ];
+  });
+  const table = markdownTable(
+    ['route (cache hit)', 'service req/s', 'bare NestJS req/s', 'node:http req/s', `service / bare NestJS (≥ ${pct(HIT_OF_NEST_TARGET)})`, `p99 service / bare (≤ ${HIT_P99_OF_NEST_TARGET}×)`],
+    rows,
+    [false, true, true, true, true, true],
+  );
+  return { table, met, total: rows.length };
 }
 
 /** Targets of the brief. */
@@ -305,6 +358,7 @@ export function textReport(report: BenchReport): string {
     'Targets',
     targetsTable(report, 'text'),
     '',
+    ...(report.anchored.length > 0 ? ['Cache hits against the anchors (medians of the alternating rounds)', anchoredTable(report).table, ''] : []),
     ...syncVerdicts(report),
     '',
     `Stock sync (sandbox of ${int(report.syncCompanyCount)} corp codes, no added latency)`,
@@ -349,6 +403,21 @@ export function markdownReport(report: BenchReport): string {
     '',
   );
   out.push(targetsTable(report, 'markdown'), '');
+  if (report.anchored.length > 0) {
+    const anchored = anchoredTable(report);
+    const rounds = report.anchored[0].hit.length;
+    out.push(
+      '## Cache hits against a bare NestJS app and node:http',
+      '',
+      `Two anchors, each a process of its own on this machine, answer the same body at the same URL: a bare NestJS app on the same Express adapter ` +
+        `(one \`@Get\`, no middleware; it serialises the value) and \`node:http\` writing the prepared bytes. Each route: ${rounds} rounds of ` +
+        `service, bare NestJS, node:http in turn, ${report.settings.connections} connections, ${report.settings.durationSec} s each; medians. ` +
+        `Target met (≥ ${pct(HIT_OF_NEST_TARGET)} of the bare NestJS throughput and p99 within ${HIT_P99_OF_NEST_TARGET}×): **${anchored.met} of ${anchored.total} routes**.`,
+      '',
+      anchored.table,
+      '',
+    );
+  }
   if (report.warnings.length > 0) {
     out.push('Warnings of this run:', '', ...report.warnings.map((warning) => `- ${warning}`), '');
   }
