@@ -30,6 +30,13 @@ describe('CacheManagerHttpCacheStore', () => {
     expect(await store.get('/b')).toBeUndefined();
   });
 
+  it('keeps the entry itself, not a serialized copy to parse on every read', async () => {
+    const store = new CacheManagerHttpCacheStore();
+    const stored = entry('page');
+    await store.set('/page', stored, MINUTE_MS);
+    expect(await store.get('/page')).toBe(stored);
+  });
+
   it('drops the least recently used entry beyond the entry limit', async () => {
     const store = new CacheManagerHttpCacheStore({ maxEntries: 2, maxChars: 1_000_000 });
     await store.set('/a', entry('a'), MINUTE_MS);

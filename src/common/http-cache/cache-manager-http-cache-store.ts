@@ -7,7 +7,7 @@ import { type HttpCacheEntry, HttpCacheStore } from './http-cache-store';
 export interface MemoryLimits {
   /** Most entries kept; the least recently used goes first. */
   maxEntries: number;
-  /** Most characters of serialized entries kept in total (roughly bytes of JSON). */
+  /** Most characters of the entries' JSON bodies kept in total. */
   maxChars: number;
 }
 
@@ -17,18 +17,29 @@ export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { maxEntries: 10_000, maxChar
 /** Changes when `HttpCacheEntry` does, so a shared store never hands an old shape to new code. */
 const NAMESPACE = 'http-cache-v1';
 
+/** What Keyv hands its store when it serializes nothing: the entry and its expiry. */
+interface KeyvRecord {
+  value: HttpCacheEntry;
+  expires?: number;
+}
+
+/** The characters an entry holds: its JSON body, or its stored failure (small and rare). */
+function entryChars(entry: HttpCacheEntry): number {
+  return Math.max(1, entry.kind === 'success' ? (entry.body?.length ?? 0) : JSON.stringify(entry.failure).length);
+}
+
 /**
  * The Map-like store Keyv expects. Keyv passes a TTL in milliseconds as a third
  * argument, which `LRUCache.set` would take for its options object.
  */
 class KeyvLruAdapter {
-  constructor(private readonly lru: LRUCache<string, string>) {}
+  constructor(private readonly lru: LRUCache<string, KeyvRecord>) {}
 
-  get(key: string): string | undefined {
+  get(key: string): KeyvRecord | undefined {
     return this.lru.get(key);
   }
 
-  set(key: string, value: string, ttlMs?: number): boolean {
+  set(key: string, value: KeyvRecord, ttlMs?: number): boolean {
     this.lru.set(key, value, ttlMs === undefined ? {} : { ttl: ttlMs });
     return true;
   }
@@ -44,8 +55,11 @@ class KeyvLruAdapter {
 
 /**
  * cache-manager over a Keyv whose in-memory map is an LRU, so a flood of distinct
- * URLs cannot exhaust memory. Keyv serializes entries to JSON strings, which is what
- * the size bound counts; a Redis Keyv can take the LRU's place unchanged. Built by
+ * URLs cannot exhaust memory; the size bound counts the bodies' characters. In memory,
+ * Keyv keeps the entries as they are: its default JSON serialization would write every
+ * answer again, escaped inside a larger string (on each miss), and parse it back on
+ * each read, for a store that needs neither. Entries are never changed once stored. A
+ * Redis Keyv (with Keyv's default serialization) can take the LRU's place. Built by
  * `HttpCacheModule`'s factory (its limits are not an injectable).
  */
 export class CacheManagerHttpCacheStore extends HttpCacheStore implements OnModuleDestroy {
@@ -54,13 +68,19 @@ export class CacheManagerHttpCacheStore extends HttpCacheStore implements OnModu
 
   constructor(limits: MemoryLimits = DEFAULT_MEMORY_LIMITS) {
     super();
-    const lru = new LRUCache<string, string>({
+    const lru = new LRUCache<string, KeyvRecord>({
       max: limits.maxEntries,
       maxSize: limits.maxChars,
-      sizeCalculation: (serialized) => Math.max(1, serialized.length),
+      sizeCalculation: (record) => entryChars(record.value),
     });
     // Failed writes reach HttpCacheService, which logs them and answers without the cache.
-    const keyv = new Keyv({ store: new KeyvLruAdapter(lru), namespace: NAMESPACE, throwOnErrors: true });
+    const keyv = new Keyv({
+      store: new KeyvLruAdapter(lru),
+      namespace: NAMESPACE,
+      throwOnErrors: true,
+      serialize: undefined,
+      deserialize: undefined,
+    });
     this.cache = createCache({ stores: [keyv] });
     // cache-manager turns a failed read into a miss and only reports it as an event.
     this.cache.on('get', ({ key, error }) => {

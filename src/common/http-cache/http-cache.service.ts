@@ -28,6 +28,8 @@ interface Settlement {
   entry?: HttpCacheEntry;
   /** Set when this very execution threw: its joiners rethrow the original exception. */
   thrown?: { error: unknown };
+  /** The entry was read from the store: the URL has been answered before. */
+  stored?: boolean;
 }
 
 /**
@@ -52,8 +54,10 @@ export class HttpCacheService {
 
   /**
    * `url` is the request's original URL (path and query); `run` executes the handler.
-   * With `fastLane`, a 2xx answer is also prepared for HttpCacheFastLane under `url`,
-   * on behalf of `fastLane.route`, for as long as the entry is fresh.
+   * With `fastLane`, a 2xx answer read from the store is also prepared for
+   * HttpCacheFastLane under `url`, on behalf of `fastLane.route`, for as long as the
+   * entry is fresh. A fresh execution prepares nothing: most URLs asked once are never
+   * asked again, and preparing costs a copy of the body and its hash; the first hit does it.
    */
   async answer(url: string, policy: HttpCachePolicy, run: () => Promise<unknown>, fastLane?: { route: string }): Promise<HttpCacheOutcome> {
     const key = this.keyOf(url, policy);
@@ -64,7 +68,7 @@ export class HttpCacheService {
     } catch (error) {
       return { ok: false, error, maxAgeSeconds: null };
     }
-    const { entry, thrown } = settlement;
+    const { entry, thrown, stored } = settlement;
     if (entry === undefined) {
       return {
         ok: false,
@@ -74,7 +78,7 @@ export class HttpCacheService {
       };
     }
     if (entry.kind === 'success') {
-      if (fastLane !== undefined && entry.body !== null && generation === this.generation) {
+      if (fastLane !== undefined && stored === true && entry.body !== null && generation === this.generation) {
         // A day-keyed entry ends at midnight KST, when its key changes.
         const dayEnd = policy.perKstDay ? startOfNextKstDay(this.clock.now()).getTime() : Infinity;
         this.fastLane.prepare(url, {
@@ -143,7 +147,7 @@ export class HttpCacheService {
     isCurrent: () => boolean,
   ): Promise<Settlement> {
     const cached = await this.read(key);
-    if (cached !== undefined && cached.expiresAtMs > this.clock.nowMs()) return { entry: cached };
+    if (cached !== undefined && cached.expiresAtMs > this.clock.nowMs()) return { entry: cached, stored: true };
 
     let entry: HttpCacheEntry;
     let thrown: Settlement['thrown'];

@@ -424,15 +424,20 @@ describe('HTTP cache', () => {
       return rest;
     };
 
-    it('answers a hit of an unguarded route with the status, headers and bytes of the miss, without reaching Nest', async () => {
+    it('answers the hits of an unguarded route after the first with the status, headers and bytes of the miss, without reaching Nest', async () => {
       const answer = jest.spyOn(app.get(HttpCacheService), 'answer');
       const miss = await request(server).get('/company?x=1').expect(200);
+      // A miss prepares nothing (most URLs are asked once); the first hit, through Nest, does.
+      const firstHit = await request(server).get('/company?x=1').expect(200);
+      expect(answer).toHaveBeenCalledTimes(2);
       const hit = await request(server).get('/company?x=1').expect(200);
 
-      expect(answer).toHaveBeenCalledTimes(1);
+      expect(answer).toHaveBeenCalledTimes(2);
       expect(probe.executions).toBe(1);
-      expect(hit.text).toBe(miss.text);
-      expect(stable(hit.headers)).toEqual(stable(miss.headers));
+      for (const answered of [firstHit, hit]) {
+        expect(answered.text).toBe(miss.text);
+        expect(stable(answered.headers)).toEqual(stable(miss.headers));
+      }
       expect(hit.headers).toMatchObject({ 'cache-control': 'public, max-age=600', etag: expect.stringMatching(/^W\/"/) });
     });
 
