@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -61,7 +62,7 @@ class BenchRootModule {
   }
 }
 
-interface CapturedQuery {
+export interface CapturedQuery {
   sql: string;
   params: unknown[];
 }
@@ -73,8 +74,10 @@ const TRANSACTION_CONTROL = /^\s*(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SAVEPO
  * Counts (and on demand records) the SQL the services send, at the application pool's
  * query runners: `dataSource.query`, repositories and transactions' managers alike.
  */
-class QueryTap {
+export class QueryTap {
   count = 0;
+  /** Time from handing each statement to the driver until its rows came back, summed: the SQL as the service waits for it. */
+  roundTripMs = 0;
   private captured: CapturedQuery[] | null = null;
 
   constructor(dataSource: DataSource) {
@@ -83,11 +86,13 @@ class QueryTap {
       const runner = createQueryRunner(...args);
       const query = runner.query.bind(runner) as (sql: string, params?: unknown[], ...rest: unknown[]) => Promise<unknown>;
       runner.query = ((sql: string, params?: unknown[], ...rest: unknown[]) => {
-        if (!TRANSACTION_CONTROL.test(sql)) {
-          this.count += 1;
-          this.captured?.push({ sql, params: params ?? [] });
-        }
-        return query(sql, params, ...rest);
+        if (TRANSACTION_CONTROL.test(sql)) return query(sql, params, ...rest);
+        this.count += 1;
+        this.captured?.push({ sql, params: params ?? [] });
+        const started = performance.now();
+        return query(sql, params, ...rest).finally(() => {
+          this.roundTripMs += performance.now() - started;
+        });
       }) as typeof runner.query;
       return runner;
     };
@@ -111,6 +116,7 @@ export interface BenchApp {
   config: AppConfig;
   adminKey: string;
   tap: QueryTap;
+  httpServer: Server;
   clearHttpCache(): Promise<void>;
   close(): Promise<void>;
 }
@@ -163,6 +169,7 @@ export async function startBenchApp(options: { databaseUrl: string; dartBaseUrl:
       config,
       adminKey,
       tap,
+      httpServer: app.getHttpServer() as Server,
       clearHttpCache: () => cache.clear(),
       close: () => app.close(),
     };

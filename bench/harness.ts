@@ -40,6 +40,8 @@ export interface Cleanups {
   push(step: { label: string; run: () => Promise<void> }): void;
   /** Undoes every step in reverse order, each on its own, once. */
   cleanUp(): Promise<void>;
+  /** Undoes one pushed step now (a resource the run is done with) instead of at the end. */
+  runEarly(step: { label: string; run: () => Promise<void> }): Promise<void>;
 }
 
 /** Cleanup steps undone in reverse order, also on SIGINT/SIGTERM. */
@@ -65,7 +67,14 @@ export function createCleanups(log: (line: string) => void): Cleanups {
       void cleanUp().finally(() => process.exit(130));
     });
   }
-  return { push: (step) => steps.push(step), cleanUp };
+  const runEarly = async (step: { label: string; run: () => Promise<void> }): Promise<void> => {
+    const index = steps.indexOf(step);
+    if (index === -1) return;
+    steps.splice(index, 1);
+    await step.run();
+    log(`done with: ${step.label}`);
+  };
+  return { push: (step) => steps.push(step), cleanUp, runEarly };
 }
 
 /** Runs a benchmark's `main`: a failure is logged with its stack and fails the process; the cleanups run either way. */

@@ -18,11 +18,12 @@ export type LoadJobKind =
   | 'load'
   /** autocannon until every URL of the source was requested once. */
   | 'each'
-  /** One connection, one request at a time: the latency of a request on an otherwise idle server. */
-  | 'sequential';
+  /** One connection, one request at a time (autocannon with one connection): the latency of a request on an otherwise idle server. */
+  | 'sequential'
+  /** A fixed offered load of `rate` requests/s, evenly paced (an open loop), over at most `connections` connections. */
+  | 'rate';
 
 export interface LoadJob {
-  id: number;
   kind: LoadJobKind;
   origin: string;
   source: UrlSource;
@@ -31,6 +32,8 @@ export interface LoadJob {
   warmupSec: number;
   /** 'sequential' only: stop after this many requests even before `durationSec`. */
   maxRequests?: number;
+  /** 'rate' only: requests per second offered, whatever the answers' pace. */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -56,5 +59,3 @@ export interface LoadResult {
   /** Requests whose URL had been requested before (no bust and the list ran out). */
   repeated: number;
 }
-
-export type WorkerMessage = { id: number; result: LoadResult } | { id: number; error: string };

@@ -1,6 +1,8 @@
 import * as http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
-import type { LoadJob, LoadResult, UrlSource, WorkerMessage } from './load-protocol';
+import { serveRpc } from './child-rpc';
+import type { LoadJob, LoadResult, UrlSource } from './load-protocol';
 
 /** Hands out the URLs of a source, in order, each made unique when the source asks for it. */
 class UrlFeed {
@@ -74,7 +76,11 @@ interface CannonOutcome {
   timeouts: number;
 }
 
-function cannon(job: LoadJob, feed: UrlFeed, settings: { durationSec?: number; amount?: number }): Promise<CannonOutcome> {
+function cannon(
+  job: LoadJob,
+  feed: UrlFeed,
+  settings: { durationSec?: number; amount?: number; maxRequests?: number },
+): Promise<CannonOutcome> {
   const samples = new Samples();
   const started = performance.now();
   return new Promise((resolve, reject) => {
@@ -98,6 +104,7 @@ function cannon(job: LoadJob, feed: UrlFeed, settings: { durationSec?: number; a
     );
     instance.on('response', (_client, statusCode: number, resBytes: number, responseTime: number) => {
       samples.add(responseTime, statusCode, resBytes);
+      if (settings.maxRequests !== undefined && samples.length === settings.maxRequests) instance.stop();
     });
   });
 }
@@ -117,32 +124,36 @@ function getOnce(agent: http.Agent, url: string): Promise<{ status: number; byte
   });
 }
 
-async function sequential(job: LoadJob, feed: UrlFeed): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+/**
+ * An open loop at a fixed pace: request i leaves at start + i / rate whatever the answers do,
+ * over at most `connections` keep-alive connections, and its latency counts from that moment,
+ * so time spent waiting for a free connection is counted too. (autocannon's -R sends each
+ * second's requests at once and then waits for the next second: bursts that queue at the server.)
+ */
+async function paced(job: LoadJob, feed: UrlFeed, rate: number): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: job.connections });
   const samples = new Samples();
   let errors = 0;
+  const intervalMs = 1000 / rate;
+  const total = Math.max(1, Math.round(job.durationSec * rate));
+  const started = performance.now();
+  const answers: Promise<void>[] = [];
   try {
-    // A few requests first, so the connection is open and the route's code is warm.
-    const warmupUntil = performance.now() + job.warmupSec * 1000;
-    let warmupRequests = 0;
-    while (performance.now() < warmupUntil) {
-      await getOnce(agent, job.origin + feed.next());
-      warmupRequests += 1;
+    for (let i = 0; i < total; i++) {
+      const due = started + i * intervalMs;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      answers.push(
+        getOnce(agent, job.origin + feed.next()).then(
+          ({ status, bytes }) => samples.add(performance.now() - due, status, bytes),
+          () => {
+            errors += 1;
+          },
+        ),
+      );
     }
-    const started = performance.now();
-    const deadline = started + job.durationSec * 1000;
-    const most = job.maxRequests ?? Number.POSITIVE_INFINITY;
-    while (performance.now() < deadline && samples.length < most) {
-      const url = job.origin + feed.next();
-      const t0 = performance.now();
-      try {
-        const { status, bytes } = await getOnce(agent, url);
-        samples.add(performance.now() - t0, status, bytes);
-      } catch {
-        errors += 1;
-      }
-    }
-    return { ...samples.summary((performance.now() - started) / 1000, feed, errors, 0), warmupRequests };
+    await Promise.all(answers);
+    return samples.summary((performance.now() - started) / 1000, feed, errors, 0);
   } finally {
     agent.destroy();
   }
@@ -150,25 +161,17 @@ async function sequential(job: LoadJob, feed: UrlFeed): Promise<LoadResult> {
 
 async function run(job: LoadJob): Promise<LoadResult> {
   const feed = new UrlFeed(job.source);
-  if (job.kind === 'sequential') return sequential(job, feed);
   if (job.kind === 'each') {
     const outcome = await cannon(job, feed, { amount: job.source.urls.length });
     return outcome.samples.summary(outcome.seconds, feed, outcome.errors, outcome.timeouts);
   }
-  const warmup = job.warmupSec > 0 ? await cannon(job, feed, { durationSec: job.warmupSec }) : undefined;
-  const outcome = await cannon(job, feed, { durationSec: job.durationSec });
+  if (job.kind === 'rate') return paced(job, feed, job.rate ?? 100);
+  // One connection and one request at a time is autocannon with one connection: it never pipelines.
+  const settings = job.kind === 'sequential' ? { maxRequests: job.maxRequests } : {};
+  const connections = job.kind === 'sequential' ? { ...job, connections: 1 } : job;
+  const warmup = job.warmupSec > 0 ? await cannon(connections, feed, { ...settings, durationSec: job.warmupSec }) : undefined;
+  const outcome = await cannon(connections, feed, { ...settings, durationSec: job.durationSec });
   return { ...outcome.samples.summary(outcome.seconds, feed, outcome.errors, outcome.timeouts), warmupRequests: warmup?.samples.length ?? 0 };
 }
 
-function reply(message: WorkerMessage): void {
-  process.send?.(message);
-}
-
-process.on('message', (job: LoadJob) => {
-  run(job).then(
-    (result) => reply({ id: job.id, result }),
-    (error: unknown) => reply({ id: job.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
-  );
-});
-// The parent going away (or closing the channel) ends the generator.
-process.on('disconnect', () => process.exit(0));
+serveRpc(run);

@@ -2,14 +2,15 @@ import 'reflect-metadata';
 import * as os from 'node:os';
 import { Client } from 'pg';
 import { startDartSandbox } from '../local/dart-sandbox/dart-sandbox';
-import { startBenchApp, type BenchApp } from './app';
 import { CpuMonitor } from './cpu-monitor';
-import { LoadClient } from './load-client';
-import type { LoadJob } from './load-protocol';
+import { startLoadClient } from './load-client';
+import type { LoadJob, LoadResult, UrlSource } from './load-protocol';
 import { startAnchors } from './anchors/anchors';
-import { explainReads } from './plans';
+import { explainReads, type QueryPlan } from './plans';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { createDatabase } from '../test/support/test-database';
+import { BenchServer } from './server-client';
+import type { MemorySample } from './server-protocol';
 import {
   type AnchoredHit,
   type BenchReport,
@@ -19,12 +20,14 @@ import {
   type Measured,
   markdownReport,
   type RouteMeasurement,
+  type ScaleStep,
   type Settings,
+  type TimeSplit,
   FOREIGN_LOAD_THRESHOLD,
   textReport,
 } from './report';
-import { buildScenarios } from './scenarios';
-import { DEFAULT_SEED, seedDatabase } from './seed';
+import { buildScenarios, type Scenario } from './scenarios';
+import { DEFAULT_SEED, type SeedReport, seedDatabase } from './seed';
 import { runStockSync } from './sync';
 import { createCleanups, createLog, envNumber, writeResultsPage } from './harness';
 
@@ -67,24 +70,51 @@ function withGenerated(existing: string | null, generated: string): string {
     : `# Benchmarks\n\nWhat \`npm run bench\` measures on this machine, and the numbers of its last run.\n\n${generated}\n`;
 }
 
+/** The data set sizes of the scaling table: 100,000 and 1,000,000 filings where they are below BENCH_FILINGS, then BENCH_FILINGS itself. */
+function scaleSizes(filings: number): number[] {
+  return [...new Set([100_000, 1_000_000].filter((size) => size < filings).concat(filings))];
+}
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+};
+
+/** A seeded database with the server under test running on it, the routes' URL pools and their query plans. */
+interface Dataset {
+  filings: number;
+  server: BenchServer;
+  client: Client;
+  seed: SeedReport;
+  seedMs: number;
+  scenarios: Scenario[];
+  plans: QueryPlan[];
+  companiesPreRead: LoadResult;
+  /** One position in each route's URL pool for all its misses (warm-up included), so no miss URL is asked twice. */
+  cursors: { offset: number }[];
+  /** The server's memory once booted (migrations run, nothing seeded yet) and at idle once seeded and warmed up. */
+  memoryBooted: MemorySample;
+  close(): Promise<void>;
+}
+
 async function main(): Promise<void> {
   const settings: Settings = {
     connections: envNumber('BENCH_CONNECTIONS', 20, 1, 1000),
     durationSec: envNumber('BENCH_DURATION_S', 5, 1, 600),
     warmupSec: envNumber('BENCH_WARMUP_S', 1, 0, 60),
-    sequentialSec: envNumber('BENCH_SEQUENTIAL_S', 2, 0.5, 60),
+    sequentialSec: envNumber('BENCH_SEQUENTIAL_S', 3, 0.5, 60),
     sequentialMax: 3_000,
+    rate: envNumber('BENCH_RATE', 100, 1, 100_000),
+    rateSec: envNumber('BENCH_RATE_S', 5, 1, 600),
+    rateConnections: 10,
   };
-  const seedOptions = { ...DEFAULT_SEED, filings: envNumber('BENCH_FILINGS', DEFAULT_SEED.filings, 10_000, 10_000_000) };
+  const filings = envNumber('BENCH_FILINGS', DEFAULT_SEED.filings, 10_000, 10_000_000);
   const syncCompanyCount = envNumber('BENCH_SYNC_COMPANIES', 115_000, 1_000, 500_000);
   const warnings: string[] = [];
   const boot: Record<string, number> = {};
 
-  const server = await timedStep(boot, 'PostgreSQL', () => startPostgresServer('bench', log));
-  cleanups.push({ label: `PostgreSQL (${server.origin})`, run: () => server.stop() });
-  const database = await createDatabase(server.adminUrl, 'briefing_bench');
-  cleanups.push({ label: `database ${database.name}`, run: () => database.drop() });
-  log(`created database ${database.name}`);
+  const postgres = await timedStep(boot, 'PostgreSQL', () => startPostgresServer('bench', log));
+  cleanups.push({ label: `PostgreSQL (${postgres.origin})`, run: () => postgres.stop() });
 
   const sandbox = await timedStep(boot, `sandbox (${syncCompanyCount.toLocaleString('en-US')} companies)`, () =>
     startDartSandbox({ companyCount: syncCompanyCount }),
@@ -92,26 +122,8 @@ async function main(): Promise<void> {
   cleanups.push({ label: 'disclosure-system sandbox', run: () => sandbox.close() });
   log(`sandbox at ${sandbox.baseUrl}`);
 
-  const app: BenchApp = await timedStep(boot, 'application (with migrations)', () =>
-    startBenchApp({ databaseUrl: database.url, dartBaseUrl: sandbox.baseUrl, dartApiKey: sandbox.apiKey }),
-  );
-  cleanups.push({ label: 'application', run: () => app.close() });
-  log(`application listening on ${app.origin}`);
-
-  const client = new Client({ connectionString: database.url, application_name: 'bench' });
-  await client.connect();
-  cleanups.push({ label: 'bench database connection', run: () => client.end() });
-  const machine = await machineInfo(client, server.origin);
-
-  log(`seeding ${seedOptions.filings.toLocaleString('en-US')} filings`);
-  const seedStarted = performance.now();
-  const seed = await seedDatabase(client, seedOptions, log);
-  const seedMs = performance.now() - seedStarted;
-  log(`seeded in ${(seedMs / 1000).toFixed(1)} s: ${JSON.stringify(seed.counts)} ${JSON.stringify(seed.analyses)}`);
-
-  const load = LoadClient.start();
+  const load = startLoadClient();
   cleanups.push({ label: `load generator (pid ${load.pid})`, run: () => load.close() });
-  const base = { origin: app.origin, connections: settings.connections, durationSec: settings.durationSec, warmupSec: settings.warmupSec };
   const cpu = new CpuMonitor();
   const retries = envNumber('BENCH_RETRIES', 1, 0, 10);
   // A machine that stays busy would make every measurement a retry: the retries of a run are limited.
@@ -133,22 +145,87 @@ async function main(): Promise<void> {
     }
   };
 
-  const measureOnce = async (job: Omit<LoadJob, 'id'>): Promise<Measured> => {
-    const before = app.tap.count;
+  // Companies the sandbox lists are read once through the API on each data set (fetched and stored), so misses measure the stored-company path.
+  const companies = [...sandbox.control.companiesIn('Y'), ...sandbox.control.companiesIn('K')];
+  const companyCodes = companies.map((company) => company.corpCode);
+
+  const openDataset = async (size: number): Promise<Dataset> => {
+    const database = await createDatabase(postgres.adminUrl, 'briefing_bench');
+    const dropDatabase = { label: `database ${database.name}`, run: () => database.drop() };
+    cleanups.push(dropDatabase);
+    log(`created database ${database.name} for ${size.toLocaleString('en-US')} filings`);
+    const server = await timedStep(boot, `application (with migrations, ${size.toLocaleString('en-US')} filings)`, () =>
+      BenchServer.start({ databaseUrl: database.url, dartBaseUrl: sandbox.baseUrl, dartApiKey: sandbox.apiKey }),
+    );
+    const stopServer = { label: `application (pid ${server.pid})`, run: () => server.close() };
+    cleanups.push(stopServer);
+    log(`application listening on ${server.origin} (pid ${server.pid})`);
+    const memoryBooted = await server.memory(true);
+
+    const client = new Client({ connectionString: database.url, application_name: 'bench' });
+    await client.connect();
+    const endClient = { label: 'bench database connection', run: () => client.end() };
+    cleanups.push(endClient);
+
+    log(`seeding ${size.toLocaleString('en-US')} filings`);
+    const seedStarted = performance.now();
+    const seed = await seedDatabase(client, { ...DEFAULT_SEED, filings: size }, log);
+    const seedMs = performance.now() - seedStarted;
+    log(`seeded in ${(seedMs / 1000).toFixed(1)} s: ${JSON.stringify(seed.counts)} ${JSON.stringify(seed.analyses)}`);
+
+    // Only codes in the corp-code list are read; the stock sync (measured last, from an empty list) fills it in production.
+    await client.query('INSERT INTO corp_codes (corp_code, corp_name) SELECT * FROM unnest($1::text[], $2::text[])', [
+      companyCodes,
+      companies.map((company) => company.corpName),
+    ]);
+    log(`reading ${companyCodes.length} companies once through the API`);
+    const companiesPreRead = await load.call({
+      origin: server.origin,
+      kind: 'each',
+      connections: 8,
+      durationSec: 0,
+      warmupSec: 0,
+      source: { urls: companyCodes.map((code) => `/api/v1/companies/${code}`), offset: 0, bust: null },
+    });
+    if ((companiesPreRead.statuses['200'] ?? 0) !== companyCodes.length) {
+      throw new Error(`reading the companies once: ${JSON.stringify(companiesPreRead.statuses)}`);
+    }
+    await server.clearHttpCache();
+
+    const scenarios = await buildScenarios(client, { report: seed, companyCodes, searchTermCount: 60_000 });
+    log('capturing and explaining the SQL of each uncached read');
+    const plans = await explainReads(server, client, scenarios);
+    for (const plan of plans) log(`  ${plan.scenario}: execution ${plan.executionMs.toFixed(3)} ms`);
+
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      // Each step once, whether the dataset is closed in turn or by the cleanups at the end.
+      closing ??= (async () => {
+        for (const step of [endClient, stopServer, dropDatabase]) {
+          await cleanups.runEarly(step);
+        }
+      })();
+      return closing;
+    };
+    return { filings: size, server, client, seed, seedMs, scenarios, plans, companiesPreRead, cursors: scenarios.map(() => ({ offset: 0 })), memoryBooted, close };
+  };
+
+  const measureOnce = async (server: BenchServer, job: LoadJob): Promise<Measured> => {
+    const before = await server.queries();
     cpu.mark();
-    const result = await load.run(job);
+    const result = await load.call(job);
     const foreignCores = cpu.mark();
-    const queries = app.tap.count - before;
+    const queries = (await server.queries()) - before;
     return { result, queriesPerRequest: queries / Math.max(1, result.requests + result.warmupRequests), foreignCores };
   };
   /**
    * One measurement; when other processes used the CPU meanwhile it is taken again (up to BENCH_RETRIES
    * times) and the least disturbed attempt kept. A cursor carries a URL pool's position across attempts.
    */
-  const measure = async (label: string, job: (offset: number) => Omit<LoadJob, 'id'>, cursor?: { offset: number }): Promise<Measured> => {
+  const measure = async (server: BenchServer, label: string, job: (offset: number) => LoadJob, cursor?: { offset: number }): Promise<Measured> => {
     let best: Measured | undefined;
     for (let attempt = 0; attempt <= retries; attempt++) {
-      const measured = await measureOnce(job(cursor?.offset ?? 0));
+      const measured = await measureOnce(server, job(cursor?.offset ?? 0));
       if (cursor) cursor.offset += measured.result.used;
       if (best === undefined || (measured.foreignCores ?? 0) < (best.foreignCores ?? 0)) best = measured;
       if (measured.foreignCores === null || measured.foreignCores < FOREIGN_LOAD_THRESHOLD) break;
@@ -159,72 +236,146 @@ async function main(): Promise<void> {
     }
     return best!;
   };
-  // Companies are read once (fetched from the sandbox and stored) so misses measure the stored-company path.
-  const companies = [...sandbox.control.companiesIn('Y'), ...sandbox.control.companiesIn('K')];
-  const companyCodes = companies.map((company) => company.corpCode);
-  // Only codes in the corp-code list are read; the stock sync (measured last, from an empty list) fills it in production.
-  await client.query('INSERT INTO corp_codes (corp_code, corp_name) SELECT * FROM unnest($1::text[], $2::text[])', [
-    companyCodes,
-    companies.map((company) => company.corpName),
-  ]);
-  log(`reading ${companyCodes.length} companies once through the API`);
-  const companiesPreRead = await load.run({
-    ...base,
-    kind: 'each',
-    connections: 8,
-    source: { urls: companyCodes.map((code) => `/api/v1/companies/${code}`), offset: 0, bust: null },
-  });
-  if ((companiesPreRead.statuses['200'] ?? 0) !== companyCodes.length) {
-    throw new Error(`reading the companies once: ${JSON.stringify(companiesPreRead.statuses)}`);
-  }
-  await app.clearHttpCache();
-
-  const scenarios = await buildScenarios(client, { report: seed, companyCodes, searchTermCount: 60_000 });
-
-  log('capturing and explaining the SQL of each uncached read');
-  const plans = await explainReads(app, client, scenarios);
-  for (const plan of plans) log(`  ${plan.scenario}: execution ${plan.executionMs.toFixed(3)} ms`);
-
-  // Other work on the machine (a test run, a build) would distort every number: wait for it to end, for a while.
-  const foreignAtStart = await waitQuiet(quietWaitSec * 1000);
-  if (foreignAtStart !== null && foreignAtStart >= FOREIGN_LOAD_THRESHOLD) {
-    warnings.push(`other processes kept using ${foreignAtStart.toFixed(2)} cores when the HTTP measurements started`);
-  }
-
-  const bareUrl = { urls: ['/bench/bare'], offset: 0, bust: null, repeats: true };
-  const bareLargeUrl = { urls: ['/bench/bare-large'], offset: 0, bust: null, repeats: true };
-  // One position in each route's URL pool for all its misses (warm-up included), so no miss URL is asked twice.
-  const cursors = scenarios.map(() => ({ offset: 0 }));
-  const bustOf = (index: number) => (scenarios[index].bust ? `r${index}-` : null);
-
-  // A round over every route first, so each code path is compiled and warm before anything is measured.
-  log('warming up: every route, hit and miss');
-  await measureOnce({ ...base, kind: 'load', warmupSec: 0, durationSec: 3, source: bareUrl });
-  await measureOnce({ ...base, kind: 'load', warmupSec: 0, durationSec: 1, source: bareLargeUrl });
-  for (const [index, scenario] of scenarios.entries()) {
-    await measureOnce({ ...base, kind: 'load', warmupSec: 0, durationSec: 1, source: { urls: [scenario.hitUrl], offset: 0, bust: null, repeats: true } });
-    const warm = await measureOnce({
-      ...base,
-      kind: 'load',
-      warmupSec: 0,
-      durationSec: 1,
-      source: { urls: scenario.missUrls, offset: cursors[index].offset, bust: bustOf(index) },
-    });
-    cursors[index].offset += warm.result.used;
-  }
-
-  log('bare routes');
-  const bareStart = await measure('bare', () => ({ ...base, kind: 'load', source: bareUrl }));
-  const bareSequential = await measure('bare (1 connection)', () => ({
-    ...base,
+  const check = (label: string, measured: Measured) => {
+    const result = measured.result;
+    const bad = Object.entries(result.statuses).filter(([status]) => !status.startsWith('2'));
+    if (bad.length > 0) warnings.push(`${label}: non-2xx answers ${JSON.stringify(Object.fromEntries(bad))}`);
+    if (result.errors > 0 || result.timeouts > 0) warnings.push(`${label}: ${result.errors} errors, ${result.timeouts} timeouts`);
+    if (result.repeated > 0) warnings.push(`${label}: ${result.repeated} requests reused a URL (the pool ran out)`);
+    if (measured.foreignCores !== null && measured.foreignCores >= FOREIGN_LOAD_THRESHOLD) {
+      warnings.push(`${label}: other processes used ${measured.foreignCores.toFixed(2)} cores meanwhile`);
+    }
+  };
+  /** One request at a time on one connection for BENCH_SEQUENTIAL_S, at most `sequentialMax` requests. */
+  const sequentialJob = (origin: string, source: UrlSource, warmupSec = 0.3): LoadJob => ({
+    origin,
     kind: 'sequential',
     connections: 1,
     durationSec: settings.sequentialSec,
-    warmupSec: 0.3,
+    warmupSec,
     maxRequests: settings.sequentialMax,
-    source: bareUrl,
-  }));
-  const bareLarge = await measure('bare-large', () => ({ ...base, kind: 'load', source: bareLargeUrl }));
+    source,
+  });
+  const bustOf = (index: number, scenario: Scenario) => (scenario.bust ? `r${index}-` : null);
+
+  /** A round over every route, hit and miss, so each code path is compiled and warm before anything is measured. */
+  const warmUp = async (dataset: Dataset) => {
+    log('warming up: every route, hit and miss');
+    const base = { origin: dataset.server.origin, connections: settings.connections, warmupSec: 0, durationSec: 1, kind: 'load' as const };
+    await measureOnce(dataset.server, { ...base, durationSec: 3, source: { urls: ['/bench/bare'], offset: 0, bust: null, repeats: true } });
+    for (const [index, scenario] of dataset.scenarios.entries()) {
+      await measureOnce(dataset.server, { ...base, source: { urls: [scenario.hitUrl], offset: 0, bust: null, repeats: true } });
+      const warm = await measureOnce(dataset.server, {
+        ...base,
+        source: { urls: scenario.missUrls, offset: dataset.cursors[index].offset, bust: bustOf(index, scenario) },
+      });
+      dataset.cursors[index].offset += warm.result.used;
+    }
+  };
+
+  /** Each route's misses one request at a time, then at the fixed offered load: the uncached latency on a server that is not saturated. */
+  const measureUncached = async (dataset: Dataset): Promise<ScaleStep> => {
+    const foreignAtStart = await waitQuiet(quietWaitSec * 1000);
+    if (foreignAtStart !== null && foreignAtStart >= FOREIGN_LOAD_THRESHOLD) {
+      warnings.push(`other processes kept using ${foreignAtStart.toFixed(2)} cores when the uncached measurements started (${dataset.filings} filings)`);
+    }
+    const { server } = dataset;
+    const size = `${dataset.filings.toLocaleString('en-US')} filings`;
+    const bareSequential = await measure(server, 'bare (1 connection)', () =>
+      sequentialJob(server.origin, { urls: ['/bench/bare'], offset: 0, bust: null, repeats: true }),
+    );
+    check(`bench/bare (1 connection, ${size})`, bareSequential);
+    const routes: ScaleStep['routes'] = [];
+    for (const [index, scenario] of dataset.scenarios.entries()) {
+      const bust = bustOf(index, scenario);
+      const cursor = dataset.cursors[index];
+      const sequential = await measure(
+        server,
+        `${scenario.name} MISS (1 connection)`,
+        (offset) => sequentialJob(server.origin, { urls: scenario.missUrls, offset, bust }),
+        cursor,
+      );
+      const atRate = await measure(
+        server,
+        `${scenario.name} MISS (${settings.rate} req/s)`,
+        (offset) => ({
+          origin: server.origin,
+          kind: 'rate',
+          rate: settings.rate,
+          connections: settings.rateConnections,
+          durationSec: settings.rateSec,
+          warmupSec: 0,
+          source: { urls: scenario.missUrls, offset, bust },
+        }),
+        cursor,
+      );
+      check(`${scenario.name} MISS (1 connection, ${size})`, sequential);
+      check(`${scenario.name} MISS (${settings.rate} req/s, ${size})`, atRate);
+      const sqlMs = dataset.plans.filter((plan) => plan.scenario === scenario.name && !plan.variant).reduce((sum, plan) => sum + plan.executionMs, 0);
+      routes.push({ name: scenario.name, sqlMs, sequential, atRate });
+      log(
+        `  ${scenario.name} (${size}): 1 conn p50 ${sequential.result.p50.toFixed(2)} ms p99 ${sequential.result.p99.toFixed(2)} ms; ` +
+          `${settings.rate} req/s p99 ${atRate.result.p99.toFixed(2)} ms; SQL ${sqlMs.toFixed(3)} ms`,
+      );
+    }
+    return { filings: dataset.filings, seedMs: dataset.seedMs, bareSequential, routes };
+  };
+
+  const sizes = scaleSizes(filings);
+  const scale: ScaleStep[] = [];
+  for (const size of sizes.slice(0, -1)) {
+    const dataset = await openDataset(size);
+    await warmUp(dataset);
+    scale.push(await measureUncached(dataset));
+    await dataset.close();
+  }
+
+  // The largest data set: the same uncached measurements, then everything else.
+  const dataset = await openDataset(filings);
+  const { server, client, seed, scenarios } = dataset;
+  const machine = await machineInfo(client, postgres.origin);
+  await warmUp(dataset);
+  const memoryIdle = await server.memory(true);
+  const uncached = await measureUncached(dataset);
+  scale.push(uncached);
+
+  // The time split of the slowest uncached read, one request at a time.
+  const slowest = uncached.routes.reduce((worst, route) => (route.sequential.result.p99 > worst.sequential.result.p99 ? route : worst));
+  const slowestIndex = scenarios.findIndex((scenario) => scenario.name === slowest.name);
+  const slowestScenario = scenarios[slowestIndex];
+  let splitClient: LoadResult | undefined;
+  const splits = await server.split(async () => {
+    splitClient = await load.call(
+      sequentialJob(
+        server.origin,
+        { urls: slowestScenario.missUrls, offset: dataset.cursors[slowestIndex].offset, bust: bustOf(slowestIndex, slowestScenario) },
+        0,
+      ),
+    );
+    dataset.cursors[slowestIndex].offset += splitClient.used;
+  });
+  const sample = await fetch(`${server.origin}${slowestScenario.planUrl}`);
+  const split: TimeSplit = {
+    route: slowest.name,
+    requests: splits.length,
+    clientP50: splitClient!.p50,
+    clientP99: splitClient!.p99,
+    serverP50: quantile(splits.map((s) => s.serverMs), 0.5),
+    serverP99: quantile(splits.map((s) => s.serverMs), 0.99),
+    sqlP50: quantile(splits.map((s) => s.sqlMs), 0.5),
+    sqlP99: quantile(splits.map((s) => s.sqlMs), 0.99),
+    executionMs: slowest.sqlMs,
+    serialiseMs: await server.serialiseMs(await sample.text()),
+  };
+  log(`  time split of ${split.route}: ${JSON.stringify(split)}`);
+
+  const base = { origin: server.origin, connections: settings.connections, durationSec: settings.durationSec, warmupSec: settings.warmupSec };
+  const bareUrl = { urls: ['/bench/bare'], offset: 0, bust: null, repeats: true };
+  const bareLargeUrl = { urls: ['/bench/bare-large'], offset: 0, bust: null, repeats: true };
+
+  log('bare routes');
+  const bareStart = await measure(server, 'bare', () => ({ ...base, kind: 'load', source: bareUrl }));
+  const bareLarge = await measure(server, 'bare-large', () => ({ ...base, kind: 'load', source: bareLargeUrl }));
   log(
     `  bare: ${Math.round(bareStart.result.rps)} req/s, p99 ${bareStart.result.p99.toFixed(2)} ms; ` +
       `bare-large: ${Math.round(bareLarge.result.rps)} req/s, p99 ${bareLarge.result.p99.toFixed(2)} ms`,
@@ -232,7 +383,7 @@ async function main(): Promise<void> {
 
   // The anchors answer each route's hit URL with the body the service gives it.
   const hitBodies: Record<string, string> = {};
-  for (const scenario of scenarios) hitBodies[scenario.hitUrl] = await (await fetch(app.origin + scenario.hitUrl)).text();
+  for (const scenario of scenarios) hitBodies[scenario.hitUrl] = await (await fetch(server.origin + scenario.hitUrl)).text();
   const anchors = await startAnchors(hitBodies);
   cleanups.push({ label: 'anchor servers', run: () => anchors.close() });
   const anchorRounds = envNumber('BENCH_ANCHOR_ROUNDS', 3, 0, 20);
@@ -240,20 +391,18 @@ async function main(): Promise<void> {
   const routes: RouteMeasurement[] = [];
   const anchored: AnchoredHit[] = [];
   for (const [index, scenario] of scenarios.entries()) {
-    const sample = await fetch(app.origin + scenario.hitUrl);
-    const body = await sample.text();
-    if (sample.status !== 200) throw new Error(`GET ${scenario.hitUrl} answered ${sample.status}: ${body.slice(0, 300)}`);
+    const body = hitBodies[scenario.hitUrl];
     const parsed = JSON.parse(body) as unknown;
     const items = Array.isArray(parsed) ? parsed.length : null;
     if (items === 0) warnings.push(`${scenario.name}: the HIT URL ${scenario.hitUrl} answers an empty list`);
 
-    const bare = await measure(`${scenario.name}: bare just before`, () => ({ ...base, kind: 'load', source: bareUrl }));
+    const bare = await measure(server, `${scenario.name}: bare just before`, () => ({ ...base, kind: 'load', source: bareUrl }));
     const hitSource = { urls: [scenario.hitUrl], offset: 0, bust: null, repeats: true };
-    const hit = await measure(`${scenario.name} HIT`, () => ({ ...base, kind: 'load', source: hitSource }));
+    const hit = await measure(server, `${scenario.name} HIT`, () => ({ ...base, kind: 'load', source: hitSource }));
     const rounds: AnchoredHit = { name: scenario.name, hit: [], nest: [], node: [] };
     for (let round = 0; round < anchorRounds; round++) {
-      for (const [side, origin] of [['hit', app.origin], ['nest', anchors.nestOrigin], ['node', anchors.nodeOrigin]] as const) {
-        const { result } = await measureOnce({ ...base, origin, kind: 'load', source: hitSource });
+      for (const [side, origin] of [['hit', server.origin], ['nest', anchors.nestOrigin], ['node', anchors.nodeOrigin]] as const) {
+        const result = await load.call({ ...base, origin, kind: 'load', source: hitSource });
         const bad = Object.keys(result.statuses).filter((status) => !status.startsWith('2'));
         if (bad.length > 0) warnings.push(`${scenario.name} against the anchors (${side}): non-2xx answers ${JSON.stringify(result.statuses)}`);
         rounds[side].push(result);
@@ -264,61 +413,39 @@ async function main(): Promise<void> {
       const last = (side: 'hit' | 'nest' | 'node') => Math.round(rounds[side].at(-1)!.rps);
       log(`  ${scenario.name} against the anchors, last round: service ${last('hit')}, bare NestJS ${last('nest')}, node:http ${last('node')} req/s`);
     }
-    const cursor = cursors[index];
-    const bust = bustOf(index);
     const miss = await measure(
+      server,
       `${scenario.name} MISS`,
-      (offset) => ({ ...base, kind: 'load', source: { urls: scenario.missUrls, offset, bust } }),
-      cursor,
-    );
-    const missSequential = await measure(
-      `${scenario.name} MISS (1 connection)`,
-      (offset) => ({
-        ...base,
-        kind: 'sequential',
-        connections: 1,
-        durationSec: settings.sequentialSec,
-        warmupSec: 0.3,
-        maxRequests: settings.sequentialMax,
-        source: { urls: scenario.missUrls, offset, bust },
-      }),
-      cursor,
+      (offset) => ({ ...base, kind: 'load', source: { urls: scenario.missUrls, offset, bust: bustOf(index, scenario) } }),
+      dataset.cursors[index],
     );
     for (const [mode, measured] of [
       ['bare just before', bare],
       ['HIT', hit],
       ['MISS', miss],
-      ['MISS (1 connection)', missSequential],
     ] as const) {
-      const result = measured.result;
-      const bad = Object.entries(result.statuses).filter(([status]) => !status.startsWith('2'));
-      if (bad.length > 0) warnings.push(`${scenario.name} ${mode}: non-2xx answers ${JSON.stringify(Object.fromEntries(bad))}`);
-      if (result.errors > 0 || result.timeouts > 0) warnings.push(`${scenario.name} ${mode}: ${result.errors} errors, ${result.timeouts} timeouts`);
-      if (result.repeated > 0) warnings.push(`${scenario.name} ${mode}: ${result.repeated} requests reused a URL (the pool ran out)`);
-      if (measured.foreignCores !== null && measured.foreignCores >= FOREIGN_LOAD_THRESHOLD) {
-        warnings.push(`${scenario.name} ${mode}: other processes used ${measured.foreignCores.toFixed(2)} cores meanwhile`);
-      }
+      check(`${scenario.name} ${mode}`, measured);
     }
-    routes.push({ scenario, bare, hit, miss, missSequential, bodyBytes: Buffer.byteLength(body), items });
+    const uncachedRoute = uncached.routes[index];
+    routes.push({ scenario, bare, hit, miss, missSequential: uncachedRoute.sequential, missAtRate: uncachedRoute.atRate, bodyBytes: Buffer.byteLength(body), items });
     log(
       `  ${scenario.name}: bare ${Math.round(bare.result.rps)} req/s; HIT ${Math.round(hit.result.rps)} req/s p99 ${hit.result.p99.toFixed(2)} ms (SQL/req ${hit.queriesPerRequest.toFixed(2)}); ` +
-        `MISS ${Math.round(miss.result.rps)} req/s p99 ${miss.result.p99.toFixed(2)} ms (SQL/req ${miss.queriesPerRequest.toFixed(2)}); ` +
-        `1 conn p99 ${missSequential.result.p99.toFixed(2)} ms`,
+        `MISS ${Math.round(miss.result.rps)} req/s p99 ${miss.result.p99.toFixed(2)} ms (SQL/req ${miss.queriesPerRequest.toFixed(2)})`,
     );
   }
 
-  const bareEnd = await measure('bare (end)', () => ({ ...base, kind: 'load', source: bareUrl }));
+  const bareEnd = await measure(server, 'bare (end)', () => ({ ...base, kind: 'load', source: bareUrl }));
   for (const [label, measured] of [
     ['bare (start)', bareStart],
-    ['bare (1 connection)', bareSequential],
     ['bare-large', bareLarge],
     ['bare (end)', bareEnd],
   ] as const) {
-    if (measured.foreignCores !== null && measured.foreignCores >= FOREIGN_LOAD_THRESHOLD) {
-      warnings.push(`${label}: other processes used ${measured.foreignCores.toFixed(2)} cores meanwhile`);
-    }
+    check(label, measured);
   }
   log(`  bare again: ${Math.round(bareEnd.result.rps)} req/s`);
+  const memoryAfterLoad = await server.memory(false);
+  const memoryAfterLoadLive = await server.memory(true);
+  log(`  memory: idle ${JSON.stringify(memoryIdle)}, after the throughput runs ${JSON.stringify(memoryAfterLoad)} (live ${JSON.stringify(memoryAfterLoadLive)})`);
   await load.close();
 
   log('stock sync');
@@ -328,7 +455,7 @@ async function main(): Promise<void> {
   boot['sandbox corpCode.xml archive'] = performance.now() - zipStarted;
   const syncs = [];
   for (const mode of ['bootstrap', 'incremental'] as const) {
-    const run = await runStockSync(app.origin, app.adminKey, mode, sandbox);
+    const run = await runStockSync(server.origin, server.adminKey, mode, sandbox);
     syncs.push(run);
     log(`  ${mode}: ${(run.wallMs / 1000).toFixed(1)} s, ${JSON.stringify(run.final)}`);
     if (run.final.status !== 'completed') warnings.push(`the ${mode} stock sync ended ${run.final.status}: ${run.final.last_error}`);
@@ -341,16 +468,19 @@ async function main(): Promise<void> {
     settings,
     boot,
     seed,
-    seedMs,
+    seedMs: dataset.seedMs,
     syncCompanyCount,
-    companiesPreRead,
+    companiesPreRead: dataset.companiesPreRead,
     bareStart,
     bareEnd,
     bareLarge,
-    bareSequential,
+    bareSequential: uncached.bareSequential,
     routes,
     anchored,
-    plans,
+    plans: dataset.plans,
+    scale,
+    split,
+    memory: { booted: dataset.memoryBooted, idle: memoryIdle, afterLoad: memoryAfterLoad, afterLoadLive: memoryAfterLoadLive },
     syncs,
     warnings,
   };

@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import type { BenchApp } from './app';
+import type { BenchServer } from './server-client';
 import type { Scenario } from './scenarios';
 
 export interface QueryPlan {
@@ -42,12 +42,12 @@ function timing(plan: string, label: string): number {
  * with the parameters the request produced), then EXPLAIN (ANALYZE, BUFFERS) of each
  * statement, run three times and the last (warm) run kept.
  */
-export async function explainReads(app: BenchApp, client: Client, scenarios: Scenario[]): Promise<QueryPlan[]> {
+export async function explainReads(server: BenchServer, client: Client, scenarios: Scenario[]): Promise<QueryPlan[]> {
   const plans: QueryPlan[] = [];
   for (const scenario of scenarios) {
     const url = `${scenario.planUrl}${scenario.planUrl.includes('?') ? '&' : '?'}_=plan`;
-    const captured = await app.tap.capture(async () => {
-      const response = await fetch(app.origin + url);
+    const captured = await server.capture(async () => {
+      const response = await fetch(server.origin + url);
       await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}`);
     });
