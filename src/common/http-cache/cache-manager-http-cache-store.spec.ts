@@ -2,7 +2,7 @@ import { CacheManagerHttpCacheStore } from './cache-manager-http-cache-store';
 import type { HttpCacheEntry } from './http-cache-store';
 
 function entry(body: string): HttpCacheEntry {
-  return { kind: 'success', body: JSON.stringify(body), expiresAtMs: 1_000 };
+  return { kind: 'success', body: Buffer.from(JSON.stringify(body)), expiresAtMs: 1_000 };
 }
 
 const MINUTE_MS = 60_000;
@@ -38,7 +38,7 @@ describe('CacheManagerHttpCacheStore', () => {
   });
 
   it('drops the least recently used entry beyond the entry limit', async () => {
-    const store = new CacheManagerHttpCacheStore({ maxEntries: 2, maxChars: 1_000_000 });
+    const store = new CacheManagerHttpCacheStore({ maxEntries: 2, maxBytes: 1_000_000 });
     await store.set('/a', entry('a'), MINUTE_MS);
     await store.set('/b', entry('b'), MINUTE_MS);
     await store.get('/a');
@@ -50,7 +50,7 @@ describe('CacheManagerHttpCacheStore', () => {
   });
 
   it('drops old entries to stay within the size limit, and never keeps one larger than it', async () => {
-    const store = new CacheManagerHttpCacheStore({ maxEntries: 1_000, maxChars: 1_000 });
+    const store = new CacheManagerHttpCacheStore({ maxEntries: 1_000, maxBytes: 1_000 });
     for (let i = 0; i < 10; i++) await store.set(`/page/${i}`, entry('x'.repeat(200)), MINUTE_MS);
 
     const kept = [];

@@ -7,15 +7,15 @@ import { type HttpCacheEntry, HttpCacheStore } from './http-cache-store';
 export interface MemoryLimits {
   /** Most entries kept; the least recently used goes first. */
   maxEntries: number;
-  /** Most characters of the entries' JSON bodies kept in total. */
-  maxChars: number;
+  /** Most bytes of the entries' bodies kept in total. */
+  maxBytes: number;
 }
 
-/** Room for every company page and many search pages, in at most about 64 MB of JSON. */
-export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { maxEntries: 10_000, maxChars: 64 * 1024 * 1024 };
+/** Room for every company page and many search pages, in at most 64 MB of JSON. */
+export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 };
 
 /** Changes when `HttpCacheEntry` does, so a shared store never hands an old shape to new code. */
-const NAMESPACE = 'http-cache-v1';
+const NAMESPACE = 'http-cache-v2';
 
 /** What Keyv hands its store when it serializes nothing: the entry and its expiry. */
 interface KeyvRecord {
@@ -23,8 +23,8 @@ interface KeyvRecord {
   expires?: number;
 }
 
-/** The characters an entry holds: its JSON body, or its stored failure (small and rare). */
-function entryChars(entry: HttpCacheEntry): number {
+/** The bytes an entry holds: its JSON body, or about its stored failure (small and rare). */
+function entryBytes(entry: HttpCacheEntry): number {
   return Math.max(1, entry.kind === 'success' ? (entry.body?.length ?? 0) : JSON.stringify(entry.failure).length);
 }
 
@@ -55,7 +55,7 @@ class KeyvLruAdapter {
 
 /**
  * cache-manager over a Keyv whose in-memory map is an LRU, so a flood of distinct
- * URLs cannot exhaust memory; the size bound counts the bodies' characters. In memory,
+ * URLs cannot exhaust memory; the size bound counts the bodies' bytes. In memory,
  * Keyv keeps the entries as they are: its default JSON serialization would write every
  * answer again, escaped inside a larger string (on each miss), and parse it back on
  * each read, for a store that needs neither. Entries are never changed once stored. A
@@ -70,8 +70,8 @@ export class CacheManagerHttpCacheStore extends HttpCacheStore implements OnModu
     super();
     const lru = new LRUCache<string, KeyvRecord>({
       max: limits.maxEntries,
-      maxSize: limits.maxChars,
-      sizeCalculation: (record) => entryChars(record.value),
+      maxSize: limits.maxBytes,
+      sizeCalculation: (record) => entryBytes(record.value),
     });
     // Failed writes reach HttpCacheService, which logs them and answers without the cache.
     const keyv = new Keyv({

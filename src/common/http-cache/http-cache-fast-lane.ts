@@ -74,10 +74,10 @@ export class HttpCacheFastLane {
     };
   }
 
-  /** Keeps a 2xx JSON answer of `url` (as the client sent it) until `expiresAtMs`. */
-  prepare(url: string, answer: { json: string; cacheControl: string; route: string; expiresAtMs: number }): void {
+  /** Keeps a 2xx JSON answer of `url` (as the client sent it, its body the cache entry's bytes) until `expiresAtMs`. */
+  prepare(url: string, answer: { body: Buffer; cacheControl: string; route: string; expiresAtMs: number }): void {
     if (this.etagOf === undefined) return;
-    const body = Buffer.from(answer.json, 'utf8');
+    const body = answer.body;
     this.answers.set(url, {
       body,
       etag: this.etagOf === false ? undefined : this.etagOf(body, 'utf8'),

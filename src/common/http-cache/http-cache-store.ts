@@ -25,8 +25,12 @@ export type StoredFailure =
 export type HttpCacheEntry =
   | {
       kind: 'success';
-      /** The handler's result as JSON text; `null` when it returned nothing. */
-      body: string | null;
+      /**
+       * The handler's result as JSON in UTF-8; `null` when it returned nothing. Bytes, so a
+       * cached page lives outside the JS heap: a stream of misses then adds no copying work to
+       * the young-generation collections (Keyv's default serializer keeps Buffers as base64).
+       */
+      body: Buffer | null;
       expiresAtMs: number;
     }
   | {

@@ -81,6 +81,20 @@ describe('HttpCacheService', () => {
     expect(store.entries.size).toBe(0);
   });
 
+  it('keeps a 2xx answer as UTF-8 bytes, off the JS heap, and answers the same text from them', async () => {
+    const store = new MapStore();
+    const service = new HttpCacheService(store, new FixedClock(), new HttpCacheFastLane(new FixedClock(), new Metrics()));
+    const page = [{ corp_name: '삼성전자', summary: '주당 500원의 현금배당을 결정했습니다' }];
+
+    const miss = await service.answer('/p', POLICY, () => Promise.resolve(page));
+    const hit = await service.answer('/p', POLICY, () => Promise.reject(new Error('must not run')));
+
+    const [stored] = [...store.entries.values()];
+    expect(stored).toMatchObject({ kind: 'success', body: Buffer.from(JSON.stringify(page), 'utf8') });
+    expect(miss).toEqual({ ok: true, json: JSON.stringify(page), maxAgeSeconds: 60 });
+    expect(hit).toEqual(miss);
+  });
+
   it('stores an AppError as plain data that rebuilds the same error', async () => {
     const store = new MapStore();
     const service = new HttpCacheService(store, new FixedClock(), new HttpCacheFastLane(new FixedClock(), new Metrics()));

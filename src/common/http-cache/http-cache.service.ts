@@ -30,6 +30,8 @@ interface Settlement {
   thrown?: { error: unknown };
   /** The entry was read from the store: the URL has been answered before. */
   stored?: boolean;
+  /** The body as text, when this execution produced it (so it is not decoded again). */
+  json?: string | null;
 }
 
 /**
@@ -68,7 +70,7 @@ export class HttpCacheService {
     } catch (error) {
       return { ok: false, error, maxAgeSeconds: null };
     }
-    const { entry, thrown, stored } = settlement;
+    const { entry, thrown, stored, json } = settlement;
     if (entry === undefined) {
       return {
         ok: false,
@@ -82,7 +84,7 @@ export class HttpCacheService {
         // A day-keyed entry ends at midnight KST, when its key changes.
         const dayEnd = policy.perKstDay ? startOfNextKstDay(this.clock.now()).getTime() : Infinity;
         this.fastLane.prepare(url, {
-          json: entry.body,
+          body: entry.body,
           cacheControl: cacheControlFor(policy.ttlSeconds),
           route: fastLane.route,
           expiresAtMs: Math.min(entry.expiresAtMs, dayEnd),
@@ -90,7 +92,7 @@ export class HttpCacheService {
       }
       // Everyone, the executing request included, gets the stored JSON text, so a hit
       // cannot differ from the miss and costs neither a parse nor a re-serialisation.
-      return { ok: true, json: entry.body, maxAgeSeconds: policy.ttlSeconds };
+      return { ok: true, json: json !== undefined ? json : (entry.body?.toString('utf8') ?? null), maxAgeSeconds: policy.ttlSeconds };
     }
     const error = thrown ? thrown.error : reviveFailure(entry.failure);
     return { ok: false, error, maxAgeSeconds: FAILURE_TTL_SECONDS };
@@ -151,11 +153,13 @@ export class HttpCacheService {
 
     let entry: HttpCacheEntry;
     let thrown: Settlement['thrown'];
+    let json: string | null | undefined;
     try {
       const result = await run();
+      json = result === undefined ? null : (JSON.stringify(result) ?? null);
       entry = {
         kind: 'success',
-        body: result === undefined ? null : (JSON.stringify(result) ?? null),
+        body: json === null ? null : Buffer.from(json, 'utf8'),
         expiresAtMs: this.clock.nowMs() + ttlSeconds * 1000,
       };
     } catch (error) {
@@ -167,7 +171,7 @@ export class HttpCacheService {
     }
     // A clear() or evict() during the execution means its answer may already be outdated.
     if (isCurrent()) await this.write(key, entry);
-    return { entry, thrown };
+    return { entry, thrown, json };
   }
 
   /** A store that cannot be read (a shared store being down) means a miss, not a failed request. */
