@@ -27,7 +27,7 @@ import {
   textReport,
 } from './report';
 import { buildScenarios, type Scenario } from './scenarios';
-import { DEFAULT_SEED, type SeedReport, seedDatabase } from './seed';
+import { DEFAULT_SEED, type SeedReport, seedDatabase, settleDatabase } from './seed';
 import { runStockSync } from './sync';
 import { createCleanups, createLog, envNumber, writeResultsPage } from './harness';
 
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     sequentialSec: envNumber('BENCH_SEQUENTIAL_S', 3, 0.5, 60),
     sequentialMax: 3_000,
     rate: envNumber('BENCH_RATE', 100, 1, 100_000),
-    rateSec: envNumber('BENCH_RATE_S', 5, 1, 600),
+    rateSec: envNumber('BENCH_RATE_S', 10, 1, 600),
     rateConnections: 10,
   };
   const filings = envNumber('BENCH_FILINGS', DEFAULT_SEED.filings, 10_000, 10_000_000);
@@ -191,6 +191,7 @@ async function main(): Promise<void> {
       throw new Error(`reading the companies once: ${JSON.stringify(companiesPreRead.statuses)}`);
     }
     await server.clearHttpCache();
+    await settleDatabase(client);
 
     const scenarios = await buildScenarios(client, { report: seed, companyCodes, searchTermCount: 60_000 });
     log('capturing and explaining the SQL of each uncached read');

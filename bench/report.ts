@@ -609,7 +609,7 @@ export function markdownReport(report: BenchReport): string {
         ['`BENCH_WARMUP_S`', '1', 'seconds of warm-up before each throughput run (not counted)'],
         ['`BENCH_SEQUENTIAL_S`', '3', 'seconds of each one-connection latency run'],
         ['`BENCH_RATE`', '100', 'requests/s offered in the fixed-load latency runs'],
-        ['`BENCH_RATE_S`', '5', 'seconds of each fixed-load latency run'],
+        ['`BENCH_RATE_S`', '10', 'seconds of each fixed-load latency run'],
         ['`BENCH_ANCHOR_ROUNDS`', '3', 'alternating rounds of service, bare NestJS and node:http per cache hit (0: no anchors)'],
         ['`BENCH_FILINGS`', '1000000', 'filings of the main data set; the uncached reads are also measured at 100,000 and 1,000,000 below it (smaller for a quick trial)'],
         ['`BENCH_SYNC_COMPANIES`', '115000', 'corp codes in the sandbox for the stock sync'],
