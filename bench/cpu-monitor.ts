@@ -7,7 +7,7 @@ interface Sample {
   atMs: number;
   /** Busy ticks of the whole machine. */
   busy: number;
-  /** Busy ticks of this process and its descendants (the server, the load generator, an embedded PostgreSQL). */
+  /** Busy ticks of this process, its descendants (the server, the load generator) and PostgreSQL's processes. */
   ours: number;
 }
 
@@ -42,6 +42,7 @@ export class CpuMonitor {
       // bench's own loopback traffic causes most of it and it is not charged to any process.
       const busy = cpu[0] + cpu[1] + cpu[2];
       const parents = new Map<number, number>();
+      const postgresPids = new Set<number>();
       const times = new Map<number, number>();
       for (const entry of readdirSync('/proc')) {
         if (!/^\d+$/.test(entry)) continue;
@@ -54,12 +55,19 @@ export class CpuMonitor {
         // The command name may contain spaces and parentheses: fields start after the last ')'.
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
         const pid = Number(entry);
+        // PostgreSQL serves the bench: its processes are ours, though pg_ctl detaches them (and a configured
+        // server's other sessions count too). The command name is between the first '(' and the last ')'.
+        if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) postgresPids.add(pid);
         parents.set(pid, Number(fields[1]));
         // utime, stime, cutime, cstime (children that were waited for count for their parent)
         times.set(pid, Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]));
       }
       let ours = 0;
       for (const [pid, ticks] of times) {
+        if (postgresPids.has(pid)) {
+          ours += ticks;
+          continue;
+        }
         for (let cursor: number | undefined = pid; cursor !== undefined && cursor > 1; cursor = parents.get(cursor)) {
           if (cursor === process.pid) {
             ours += ticks;

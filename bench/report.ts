@@ -674,7 +674,7 @@ export function markdownReport(report: BenchReport): string {
       'through the same Express pipeline: request log, rate limits, CORS, body parsers, global pipe and exception filter.',
     '- **bench/bare-large**: the same kind of route answering a constant list of 50 filings (about 16 kB), not cached: what a ' +
       'response of that size costs in this pipeline without any cache or database, to tell the cache\'s own cost from the payload\'s.',
-    `- **other CPU**: cores that processes outside the bench used during the run (from /proc); above ${FOREIGN_LOAD_THRESHOLD} the run ` +
+    `- **other CPU**: cores that processes outside the bench used during the run (from /proc; PostgreSQL's processes count as the bench's); above ${FOREIGN_LOAD_THRESHOLD} the run ` +
       'was taken again once they had stopped (see `BENCH_RETRIES`) and the least disturbed attempt kept.',
     '- latencies are measured by the load generator per response (autocannon\'s `response` event, sub-millisecond); under a closed ' +
       `loop of ${s.connections} connections they are mostly queueing: latency ≈ connections ÷ throughput.`,

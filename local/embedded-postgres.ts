@@ -25,6 +25,8 @@ export interface EmbeddedPostgresOptions {
   persistent?: boolean;
   /** Port to listen on; default a free one. A restart on the same port looks to clients like a database that came back. */
   port?: number;
+  /** Server settings for this start (`-c name=value`), e.g. `shared_buffers` for a benchmark's data set. */
+  settings?: Record<string, string>;
   log?: (line: string) => void;
 }
 
@@ -68,7 +70,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
   await stopLeftoverServer(binDir, clusterDir, runAs, log);
   const port = options.port ?? (await findFreePort());
-  await startServer(binDir, clusterDir, port, runAs);
+  await startServer(binDir, clusterDir, port, runAs, options.settings ?? {});
 
   const base = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   await ensureDatabase(`${base}/postgres`, options.databaseName);
@@ -253,10 +255,11 @@ function isPostmasterOf(pid: number, clusterDir: string): boolean {
   }
 }
 
-async function startServer(binDir: string, clusterDir: string, port: number, runAs: RunAs): Promise<void> {
+async function startServer(binDir: string, clusterDir: string, port: number, runAs: RunAs, settings: Record<string, string>): Promise<void> {
   const logFile = path.join(clusterDir, 'server.log');
   // Loopback TCP only: no Unix socket to collide with another server's in /tmp.
-  const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+  const extra = Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`);
+  const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''${extra.join('')}`;
   try {
     await pgCtl(binDir, ['start', '-D', clusterDir, '-l', logFile, '-o', serverOptions, '-w', '-t', String(PG_CTL_WAIT_SECONDS)], runAs);
   } catch (error) {

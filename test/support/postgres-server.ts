@@ -17,7 +17,12 @@ export interface PostgresServer {
  * dropped there), else an embedded PostgreSQL in a temporary directory that is
  * removed on stop. Shared by the test run (global-setup.ts) and bench/.
  */
-export async function startPostgresServer(purpose: string, log: (line: string) => void): Promise<PostgresServer> {
+export async function startPostgresServer(
+  purpose: string,
+  log: (line: string) => void,
+  /** Settings of an embedded server (a configured one is used as it is). */
+  settings?: Record<string, string>,
+): Promise<PostgresServer> {
   const origin = process.env.TEST_DATABASE_URL ? 'TEST_DATABASE_URL' : process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded';
   const configured = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (configured) {
@@ -30,7 +35,13 @@ export async function startPostgresServer(purpose: string, log: (line: string) =
   await fs.chmod(dir, 0o755);
   try {
     const started = performance.now();
-    const server = await startEmbeddedPostgres({ clusterDir: path.join(dir, 'cluster'), databaseName: 'postgres', persistent: false, log });
+    const server = await startEmbeddedPostgres({
+      clusterDir: path.join(dir, 'cluster'),
+      databaseName: 'postgres',
+      persistent: false,
+      log,
+      settings,
+    });
     log(`embedded PostgreSQL started in ${Math.round(performance.now() - started)} ms (${dir})`);
     return {
       adminUrl: server.adminUrl,
