@@ -114,8 +114,8 @@ async function main(): Promise<void> {
   const boot: Record<string, number> = {};
 
   // An embedded server gets room for the 1,000,000-filing data set (about 800 MB with its indexes) in its own buffers,
-  // as a production server is sized to its working set; with the default 128 MB a read of a company whose filings
-  // are spread over the table fetched 100-150 pages from the kernel's cache and took 3 ms instead of 0.2.
+  // as a production server is sized to its working set: a company's page touches 100-150 pages spread over the table,
+  // which with the default 128 MB came from the kernel's cache on every read.
   const postgres = await timedStep(boot, 'PostgreSQL', () => startPostgresServer('bench', log, { shared_buffers: '1GB' }));
   cleanups.push({ label: `PostgreSQL (${postgres.origin})`, run: () => postgres.stop() });
 
