@@ -692,7 +692,7 @@ export function markdownReport(report: BenchReport): string {
       .map((step) => `${int(step.filings)} filings seeded in ${seconds(step.seedMs)}`)
       .join(', ')}). Per route: the SQL's execution time (EXPLAIN ANALYZE, warm), the misses one request at a time ` +
       `(${s.sequentialSec} s), and the misses at a fixed offered load of ${s.rate} requests/s over ${s.rateConnections} connections for ${s.rateSec} s ` +
-      '(autocannon `-R`, well below saturation, so the latency is service time and not queueing). `BENCH_FILINGS=10000000` adds a row per route at 10,000,000.',
+      '(an open loop: one request every 1/rate s, each timed from its due moment; well below saturation, so the latency is service time and not queueing; autocannon\'s `-R` would send each second\'s requests at once). `BENCH_FILINGS=10000000` adds a row per route at 10,000,000.',
     '',
     scaleTable(report, 'markdown'),
     '',
