@@ -165,12 +165,15 @@ async function run(job: LoadJob): Promise<LoadResult> {
     const outcome = await cannon(job, feed, { amount: job.source.urls.length });
     return outcome.samples.summary(outcome.seconds, feed, outcome.errors, outcome.timeouts);
   }
-  if (job.kind === 'rate') return paced(job, feed, job.rate ?? 100);
+  if (job.kind === 'rate') {
+    if (job.rate === undefined) throw new Error('a rate job needs its rate');
+    return paced(job, feed, job.rate);
+  }
   // One connection and one request at a time is autocannon with one connection: it never pipelines.
   const settings = job.kind === 'sequential' ? { maxRequests: job.maxRequests } : {};
-  const connections = job.kind === 'sequential' ? { ...job, connections: 1 } : job;
-  const warmup = job.warmupSec > 0 ? await cannon(connections, feed, { ...settings, durationSec: job.warmupSec }) : undefined;
-  const outcome = await cannon(connections, feed, { ...settings, durationSec: job.durationSec });
+  const cannonJob = job.kind === 'sequential' ? { ...job, connections: 1 } : job;
+  const warmup = job.warmupSec > 0 ? await cannon(cannonJob, feed, { ...settings, durationSec: job.warmupSec }) : undefined;
+  const outcome = await cannon(cannonJob, feed, { ...settings, durationSec: job.durationSec });
   return { ...outcome.samples.summary(outcome.seconds, feed, outcome.errors, outcome.timeouts), warmupRequests: warmup?.samples.length ?? 0 };
 }
 

@@ -75,6 +75,14 @@ function scaleSizes(filings: number): number[] {
   return [...new Set([100_000, 1_000_000].filter((size) => size < filings).concat(filings))];
 }
 
+/** The body of a GET that must answer 200 (a route's sample answer); anything else stops the run. */
+async function fetchOk(url: string): Promise<string> {
+  const response = await fetch(url);
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${body.slice(0, 300)}`);
+  return body;
+}
+
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
@@ -358,7 +366,7 @@ async function main(): Promise<void> {
     );
     dataset.cursors[slowestIndex].offset += splitClient.used;
   });
-  const sample = await fetch(`${server.origin}${slowestScenario.planUrl}`);
+  const sampleBody = await fetchOk(`${server.origin}${slowestScenario.planUrl}`);
   const split: TimeSplit = {
     route: slowest.name,
     requests: splits.length,
@@ -369,7 +377,7 @@ async function main(): Promise<void> {
     sqlP50: quantile(splits.map((s) => s.sqlMs), 0.5),
     sqlP99: quantile(splits.map((s) => s.sqlMs), 0.99),
     executionMs: slowest.sqlMs,
-    serialiseMs: await server.serialiseMs(await sample.text()),
+    serialiseMs: await server.serialiseMs(sampleBody),
   };
   log(`  time split of ${split.route}: ${JSON.stringify(split)}`);
 
@@ -387,7 +395,7 @@ async function main(): Promise<void> {
 
   // The anchors answer each route's hit URL with the body the service gives it.
   const hitBodies: Record<string, string> = {};
-  for (const scenario of scenarios) hitBodies[scenario.hitUrl] = await (await fetch(server.origin + scenario.hitUrl)).text();
+  for (const scenario of scenarios) hitBodies[scenario.hitUrl] = await fetchOk(server.origin + scenario.hitUrl);
   const anchors = await startAnchors(hitBodies);
   cleanups.push({ label: 'anchor servers', run: () => anchors.close() });
   const anchorRounds = envNumber('BENCH_ANCHOR_ROUNDS', 3, 0, 20);
