@@ -13,6 +13,7 @@ import { validAnswer } from '../local/doubles/analysis-answers';
 import { startModelServerDouble } from '../local/doubles/model-server-double';
 import { AppModule } from '../src/app.module';
 import { configureApp } from '../src/app.setup';
+import { ServiceExpressAdapter } from '../src/common/http/express-adapter';
 import { DisclosureIngestService } from '../src/disclosures/disclosure-ingest.service';
 import { createRootLogger } from '../src/logging/root-logger';
 import { startDartSandbox } from '../local/dart-sandbox/dart-sandbox';
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
         OPENAI_MODEL: 'bench-model',
         ANALYSIS_CONCURRENCY: String(concurrency),
       });
-      const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, createRootLogger(config)), {
+      const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, createRootLogger(config)), new ServiceExpressAdapter(), {
         bodyParser: false,
         logger: false,
       });

@@ -9,6 +9,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
 import { configureApp } from '../src/app.setup';
+import { ServiceExpressAdapter } from '../src/common/http/express-adapter';
 import { HttpCacheService } from '../src/common/http-cache/http-cache.service';
 import { type AppConfig, loadConfig } from '../src/config/app-config';
 import { createRootLogger } from '../src/logging/root-logger';
@@ -154,7 +155,7 @@ export async function startBenchApp(options: { databaseUrl: string; dartBaseUrl:
     DART_API_BASE_URL: options.dartBaseUrl,
     DART_API_KEY: options.dartApiKey,
   });
-  const app = await NestFactory.create<NestExpressApplication>(BenchRootModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(BenchRootModule.forRoot(config), new ServiceExpressAdapter(), {
     bodyParser: false,
     bufferLogs: true,
   });

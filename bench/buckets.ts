@@ -15,6 +15,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
 import { configureApp } from '../src/app.setup';
+import { ServiceExpressAdapter } from '../src/common/http/express-adapter';
 import type { BucketRule, BucketStore } from '../src/rate-limit/bucket-store';
 import { InMemoryBucketStore } from '../src/rate-limit/in-memory-bucket-store';
 import { PostgresBucketStore } from '../src/rate-limit/postgres-bucket-store';
@@ -141,7 +142,7 @@ async function startApp(databaseUrl: string, store: 'postgres' | 'memory'): Prom
     TRUSTED_CLIENT_IP_HEADER: CLIENT_IP_HEADER,
     RATE_LIMIT_STORE: store,
   });
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bodyParser: false, bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ServiceExpressAdapter(), { bodyParser: false, bufferLogs: true });
   configureApp(app, config);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;

@@ -5,10 +5,12 @@ import { Logger } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { bodyParser } from './common/http/body-parsers';
+import { ServiceExpressAdapter } from './common/http/express-adapter';
 import { type EtagFunction, HttpCacheFastLane } from './common/http-cache/http-cache-fast-lane';
 import { setupSwagger } from './common/http/swagger';
 import { staticHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation.pipe';
+import { installLeanAsyncResourceBind } from './common/runtime/async-resource-bind';
 import type { AppConfig } from './config/app-config';
 import { ROOT_LOGGER } from './logging/logging.module';
 import { Metrics } from './metrics/metrics';
@@ -52,6 +54,11 @@ const securityHeaders = staticHeaders(
  * and by the end-to-end tests alike.
  */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  // Both keep each request's objects out of the old generation (docs/request-pipeline.md).
+  if (!(app.getHttpAdapter() instanceof ServiceExpressAdapter)) {
+    throw new Error('The application must be created with ServiceExpressAdapter (NestFactory.create(module, new ServiceExpressAdapter(), options))');
+  }
+  installLeanAsyncResourceBind();
   app.disable('x-powered-by');
   app.useLogger(new QuietFrameworkLogger(app.get(Logger)));
 

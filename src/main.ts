@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
+import { ServiceExpressAdapter } from './common/http/express-adapter';
 import { type AppConfig, loadConfig } from './config/app-config';
 import { ConfigError } from './config/env-reader';
 import { ensureLocalSecrets } from './config/local-secrets';
@@ -94,7 +95,7 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
     const adminKeyGiven = config.adminKey !== undefined;
     config = ensureLocalSecrets(config, (line) => log.warn(line));
 
-    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
+    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), new ServiceExpressAdapter(), {
       bodyParser: false,
       bufferLogs: true,
       // Nest would otherwise exit on its own, leaving what the launcher started running.

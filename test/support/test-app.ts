@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
+import { ServiceExpressAdapter } from '../../src/common/http/express-adapter';
 import { Clock } from '../../src/common/clock';
 import { type AppConfig, loadConfig } from '../../src/config/app-config';
 import { RATE_LIMIT_RULES, type RateLimitRules } from '../../src/rate-limit/rate-limit.middleware';
@@ -86,7 +87,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   if (options.rateLimits) builder = builder.overrideProvider(RATE_LIMIT_RULES).useValue(options.rateLimits);
   for (const override of options.overrides ?? []) builder = builder.overrideProvider(override.provide).useValue(override.useValue);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
+  const app = moduleRef.createNestApplication<NestExpressApplication>(new ServiceExpressAdapter(), { bodyParser: false });
   configureApp(app, config);
   await app.init();
   return {
