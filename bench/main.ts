@@ -27,7 +27,7 @@ import {
   textReport,
 } from './report';
 import { buildScenarios, type Scenario } from './scenarios';
-import { DEFAULT_SEED, type SeedReport, seedDatabase, settleDatabase } from './seed';
+import { DEFAULT_SEED, prewarmDatabase, type SeedReport, seedDatabase, settleDatabase } from './seed';
 import { runStockSync } from './sync';
 import { createCleanups, createLog, envNumber, writeResultsPage } from './harness';
 
@@ -203,6 +203,7 @@ async function main(): Promise<void> {
     }
     await server.clearHttpCache();
     await settleDatabase(client);
+    log(`  ${await prewarmDatabase(client)}`);
 
     const scenarios = await buildScenarios(client, { report: seed, companyCodes, searchTermCount: 60_000 });
     log('capturing and explaining the SQL of each uncached read');
