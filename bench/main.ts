@@ -95,6 +95,7 @@ interface Dataset {
   client: Client;
   seed: SeedReport;
   seedMs: number;
+  prewarm: string;
   scenarios: Scenario[];
   plans: QueryPlan[];
   companiesPreRead: LoadResult;
@@ -203,7 +204,8 @@ async function main(): Promise<void> {
     }
     await server.clearHttpCache();
     await settleDatabase(client);
-    log(`  ${await prewarmDatabase(client)}`);
+    const prewarm = await prewarmDatabase(client);
+    log(`  ${prewarm}`);
 
     const scenarios = await buildScenarios(client, { report: seed, companyCodes, searchTermCount: 60_000 });
     log('capturing and explaining the SQL of each uncached read');
@@ -220,7 +222,7 @@ async function main(): Promise<void> {
       })();
       return closing;
     };
-    return { filings: size, server, client, seed, seedMs, scenarios, plans, companiesPreRead, cursors: scenarios.map(() => ({ offset: 0 })), memoryBooted, close };
+    return { filings: size, server, client, seed, seedMs, prewarm, scenarios, plans, companiesPreRead, cursors: scenarios.map(() => ({ offset: 0 })), memoryBooted, close };
   };
 
   const measureOnce = async (server: BenchServer, job: LoadJob): Promise<Measured> => {
@@ -482,6 +484,7 @@ async function main(): Promise<void> {
     boot,
     seed,
     seedMs: dataset.seedMs,
+    prewarm: dataset.prewarm,
     syncCompanyCount,
     companiesPreRead: dataset.companiesPreRead,
     bareStart,

@@ -97,6 +97,8 @@ export interface BenchReport {
   seed: SeedReport;
   /** Wall time of the whole seeding. */
   seedMs: number;
+  /** What `prewarmDatabase` did once the data set was seeded and its companies read. */
+  prewarm: string;
   /** Corp codes in the sandbox the stock sync ran against. */
   syncCompanyCount: number;
   companiesPreRead: LoadResult;
@@ -646,6 +648,9 @@ export function markdownReport(report: BenchReport): string {
       Object.entries(seed.timingsMs).map(([step, value]) => [step, seconds(value)]),
       [false, true],
     ),
+    '',
+    `Then, and again once the companies were read through the API: \`VACUUM ANALYZE\` and \`CHECKPOINT\`; then ${report.prewarm} ` +
+      '(`pg_prewarm` of every table and index, when they fit in `shared_buffers`).',
     '',
     `Filers: ${int(seed.options.stocks)} listed companies (stocks, about a third on the main board Y) file ` +
       `${pct(seed.options.listedShare)} of the filings, skewed (a company's share falls with its rank, so a few file thousands of times and many a few dozen); ` +
