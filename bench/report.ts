@@ -558,7 +558,7 @@ export function markdownReport(report: BenchReport): string {
     out.push(
       '## Cache hits against a bare NestJS app and node:http',
       '',
-      `Two anchors, each a process of its own on this machine, answer the same body at the same URL: a bare NestJS app on the same Express adapter ` +
+      `Two anchors, each a process of its own on this machine, answer the same body at the same URL: a bare NestJS app on the same Express adapter as the service (\`ServiceExpressAdapter\`) ` +
         `(one \`@Get\`, no middleware; it serialises the value) and \`node:http\` writing the prepared bytes. Each route: ${rounds} rounds of ` +
         `service, bare NestJS, node:http in turn, ${report.settings.connections} connections, ${report.settings.durationSec} s each; medians. ` +
         `Target met (≥ ${pct(HIT_OF_NEST_TARGET)} of the bare NestJS throughput and p99 within ${HIT_P99_OF_NEST_TARGET}×): **${anchored.met} of ${anchored.total} routes**.`,
