@@ -33,7 +33,7 @@ function constructingWith<C extends new (...args: never[]) => object>(base: C, p
  */
 export class ServiceExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
-    // TLS ends at the proxy in front of the service, and main.ts closes connections itself.
+    // TLS ends at the proxy in front of the service, and it does not ask Nest to track connections.
     if (options.httpsOptions || options.forceCloseConnections) {
       throw new Error('ServiceExpressAdapter serves plain HTTP: httpsOptions and forceCloseConnections are not supported');
     }
