@@ -196,11 +196,6 @@ export async function settleDatabase(client: Client): Promise<void> {
 }
 
 /**
- * Fills a freshly migrated database in a few set-based statements: companies and
- * helper tables from arrays (`unnest`), filings and analyses with `generate_series`
- * and `random()` (seeded, so runs are alike), then VACUUM ANALYZE.
- */
-/**
  * Reads every table and index of the database into PostgreSQL's shared buffers (pg_prewarm),
  * when they fit: a server that has run for a while holds its working set there, while the
  * bench's misses each read a different company once and would otherwise measure the first
@@ -221,6 +216,11 @@ export async function prewarmDatabase(client: Client): Promise<string> {
   return `prewarmed ${Number(warmed.rows[0].blocks).toLocaleString('en-US')} blocks (${size})`;
 }
 
+/**
+ * Fills a freshly migrated database in a few set-based statements: companies and
+ * helper tables from arrays (`unnest`), filings and analyses with `generate_series`
+ * and `random()` (seeded, so runs are alike), then VACUUM ANALYZE.
+ */
 export async function seedDatabase(client: Client, options: SeedOptions, log: (line: string) => void): Promise<SeedReport> {
   const timings: Record<string, number> = {};
   const now = new Date();

@@ -33,8 +33,8 @@ function bind<Func extends AnyFunction>(this: AsyncResource, fn: Func, thisArg?:
  * On Node 20 every bound function gets a deprecated `asyncResource` accessor (DEP0172) built with
  * `util.deprecate`, which makes a fresh function the prototype of another. Nest binds twice for each
  * request that passes an interceptor (the HTTP cache's, on every public read), and each time V8 then
- * kept that request's objects through young-generation collections: measured one request at a time,
- * hundreds of kB were promoted per collection and each stopped the process for milliseconds
+ * kept that request's objects through young-generation collections: measured one request at a time on
+ * the service, about 1 MB more was promoted per collection, and each took a millisecond longer
  * (docs/benchmarks.md, "Uncached reads"). Node itself dropped that prototype change
  * (nodejs/node#59195, #59518) and then the property (#58618); on a Node that no longer adds it, this
  * changes nothing.
