@@ -20,7 +20,7 @@ const common = {
   transformIgnorePatterns: ['/node_modules/(?!(jose)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',
-  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/dist-local/'],
+  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/dist-local/', '<rootDir>/dist-bench/'],
 };
 
 /** @type {import('jest').Config} */

@@ -7,8 +7,8 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { bodyParser } from './common/http/body-parsers';
 import { ServiceExpressAdapter } from './common/http/express-adapter';
 import { type EtagFunction, HttpCacheFastLane } from './common/http-cache/http-cache-fast-lane';
-import { setupSwagger } from './common/http/swagger';
-import { staticHeaders } from './common/http/security-headers';
+import { securityHeaders } from './common/http/security-headers';
+import { setupSwagger, SWAGGER_UI_PATH } from './common/http/swagger';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { installLeanAsyncResourceBind } from './common/runtime/async-resource-bind';
 import type { AppConfig } from './config/app-config';
@@ -32,18 +32,35 @@ const CORS_ALLOWED_HEADERS = [
 const CORS_EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id'];
 
 /**
- * helmet's defaults (nosniff, HSTS, frame and referrer policies, a CSP that Swagger
- * UI at /docs lives with: its scripts are same-origin files, its styles partly
- * inline), except two that would break legitimate use: upgrading requests to
- * https breaks /docs served over plain http, and the API is meant to be read
- * cross-origin (CORS decides who may).
+ * Swagger UI's pages get helmet's defaults (nosniff, HSTS, frame and referrer policies, a CSP
+ * it lives with: its scripts are same-origin files, its styles partly inline), except two that
+ * would break legitimate use: upgrading requests to https breaks /docs served over plain http,
+ * and the API is meant to be read cross-origin (CORS decides who may).
+ *
+ * Every other answer is JSON, which a browser never renders as a page: it gets what OWASP's REST
+ * Security Cheat Sheet asks of API responses (HSTS, nosniff, and no framing, with a CSP that
+ * allows nothing), and not the headers that only govern a rendered document.
  */
-const securityHeaders = staticHeaders(
-  helmet({
+const SECURITY_HEADERS = securityHeaders({
+  documentsPath: SWAGGER_UI_PATH,
+  documents: helmet({
     contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
     crossOriginResourcePolicy: { policy: 'cross-origin' },
   }),
-);
+  api: helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    xFrameOptions: { action: 'deny' },
+    // Only a rendered document acts on these.
+    crossOriginOpenerPolicy: false,
+    crossOriginResourcePolicy: false,
+    originAgentCluster: false,
+    referrerPolicy: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+  }),
+});
 
 /**
  * Installs the request pipeline in the order of the specification, outermost
@@ -66,7 +83,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   protectSecrets(rootLogger, config);
   app.use(createRequestLogger(rootLogger));
   app.use(recordRequestDuration(app.get(Metrics)));
-  app.use(securityHeaders);
+  app.use(SECURITY_HEADERS);
   const rateLimits = app.get(RateLimitMiddleware);
   app.use(rateLimits.general);
   app.use(rateLimits.auth);

@@ -243,16 +243,33 @@ describe('request pipeline and operator surface', () => {
       expect(res.text).toContain('swagger-ui');
     });
 
-    it('sends security headers on every answer: success, error and unknown route', async () => {
+    it("sends an API's security headers on every JSON answer: success, error, unknown route and the OpenAPI document", async () => {
       for (const res of [
         await request(t.http).get('/health').expect(200),
         await request(t.http).get('/api/v1/nothing-here').expect(404),
         await request(t.http).get('/api/v1/auth/me').expect(401),
+        await request(t.http).get('/docs-json').expect(200),
       ]) {
         expect(res.headers['x-content-type-options']).toBe('nosniff');
-        expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+        expect(res.headers['x-frame-options']).toBe('DENY');
         expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+        expect(res.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+        expect(res.headers['x-powered-by']).toBeUndefined();
+        // Those only a rendered page acts on.
+        expect(res.headers['x-dns-prefetch-control']).toBeUndefined();
+        expect(res.headers['referrer-policy']).toBeUndefined();
+      }
+    });
+
+    it("sends a page's security headers on Swagger UI and its assets", async () => {
+      const page = await request(t.http).get('/docs').expect(200);
+      const stylesheet = /<link rel="stylesheet"[^>]*href="([^"]+)"/.exec(page.text)![1];
+      const asset = await request(t.http).get(new URL(stylesheet, 'http://service/docs').pathname).expect(200);
+      for (const res of [page, asset]) {
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+        expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
         expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+        expect(res.headers['referrer-policy']).toBe('no-referrer');
         expect(res.headers['x-powered-by']).toBeUndefined();
       }
     });

@@ -97,9 +97,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return document;
 }
 
+/** Where Swagger UI is served: its HTML page and the scripts and styles it loads. */
+export const SWAGGER_UI_PATH = '/docs';
+
 /** Swagger UI at `/docs`, the OpenAPI JSON at `/docs-json`. */
 export function setupSwagger(app: INestApplication): void {
-  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
+  SwaggerModule.setup(SWAGGER_UI_PATH.slice(1), app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
   });
