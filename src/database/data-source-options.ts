@@ -1,6 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
+import { PostgresClient } from './postgres-client';
 
 /**
  * Bounds that keep an unreachable or hung database from holding a request for
@@ -30,7 +31,14 @@ function baseOptions(databaseUrl: string, extra: Record<string, unknown>): DataS
     migrationsRun: false,
     synchronize: false,
     logging: false,
-    extra: { application_name: APPLICATION_NAME, keepAlive: true, connectionTimeoutMillis: REQUEST_TIMEOUTS.connectMs, ...extra },
+    extra: {
+      // pg's Pool makes its connections with this Client (postgres-client.ts).
+      Client: PostgresClient,
+      application_name: APPLICATION_NAME,
+      keepAlive: true,
+      connectionTimeoutMillis: REQUEST_TIMEOUTS.connectMs,
+      ...extra,
+    },
   };
 }
 
@@ -42,7 +50,7 @@ export function buildDataSourceOptions(databaseUrl: string, poolSize = 10): Data
   return baseOptions(databaseUrl, {
     max: poolSize,
     statement_timeout: REQUEST_TIMEOUTS.statementMs,
-    query_timeout: REQUEST_TIMEOUTS.queryMs,
+    readTimeoutMs: REQUEST_TIMEOUTS.queryMs,
     idle_in_transaction_session_timeout: REQUEST_TIMEOUTS.idleInTransactionMs,
   });
 }

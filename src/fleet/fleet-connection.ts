@@ -1,4 +1,5 @@
-import { Client, type Notification } from 'pg';
+import type { Client, Notification } from 'pg';
+import { PostgresClient } from '../database/postgres-client';
 
 /** The channel of the fleet's signals (LISTEN/NOTIFY). */
 export const FLEET_SIGNAL_CHANNEL = 'fleet_signals';
@@ -38,12 +39,12 @@ export class FleetConnection {
   }
 
   async open(): Promise<void> {
-    const client = new Client({
+    const client = new PostgresClient({
       connectionString: this.databaseUrl,
       application_name: `${LEADERSHIP_APPLICATION_NAME} ${this.instanceId}`.slice(0, 63),
       connectionTimeoutMillis: this.timeouts.queryMs,
       // A query that does not answer in time means the session is gone for our purposes.
-      query_timeout: this.timeouts.queryMs,
+      readTimeoutMs: this.timeouts.queryMs,
       keepAlive: true,
     });
     client.on('error', (error) => this.lose(client, `connection error: ${error.message}`));

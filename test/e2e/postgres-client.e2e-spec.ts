@@ -1,0 +1,91 @@
+import { Client, DatabaseError, Query } from 'pg';
+import { DataSource } from 'typeorm';
+import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { PostgresClient } from '../../src/database/postgres-client';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+describe('PostgresClient', () => {
+  let database: TestDatabase;
+  let client: PostgresClient;
+
+  beforeAll(async () => {
+    database = await createTestDatabase({ empty: true });
+  });
+  beforeEach(async () => {
+    client = new PostgresClient({ connectionString: database.url, readTimeoutMs: 1_000 });
+    await client.connect();
+  });
+  afterEach(async () => {
+    await client.end().catch(() => undefined);
+    jest.restoreAllMocks();
+  });
+  afterAll(() => database.drop());
+
+  it("hands pg a query that carries its callback from the start, and answers as pg's promise form does", async () => {
+    // pg's own query, which the client calls (a spy calls through).
+    const pgQuery = jest.spyOn(Client.prototype, 'query');
+    const sql = 'SELECT n, repeat($1, n) AS text FROM generate_series(1, 3) AS n';
+    const ours = await client.query(sql, ['가']);
+    expect(pgQuery).toHaveBeenCalledTimes(1);
+    const [submitted, ...rest] = pgQuery.mock.calls[0] as unknown[];
+    expect(rest).toEqual([]);
+    expect(submitted).toBeInstanceOf(Query);
+    expect(typeof (submitted as { callback?: unknown }).callback).toBe('function');
+    expect(ours.rows).toEqual([
+      { n: 1, text: '가' },
+      { n: 2, text: '가가' },
+      { n: 3, text: '가가가' },
+    ]);
+    expect(ours.rowCount).toBe(3);
+    expect(ours.command).toBe('SELECT');
+    expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it("rejects a failed statement with pg's error, its stack leading back to the caller", async () => {
+    async function callerOfTheStatement() {
+      return await client.query('SELECT * FROM no_such_table WHERE id = $1', [1]);
+    }
+    const error = (await callerOfTheStatement().catch((caught: unknown) => caught)) as DatabaseError;
+    expect(error).toBeInstanceOf(DatabaseError);
+    expect(error.code).toBe('42P01');
+    expect(error.stack).toContain('callerOfTheStatement');
+    // The session goes on.
+    expect((await client.query('SELECT 2 AS two', [])).rows).toEqual([{ two: 2 }]);
+  });
+
+  it('fails a query the server does not answer in time with "Query read timeout", and closes the session', async () => {
+    const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+    client.on('error', () => undefined);
+    const started = Date.now();
+    await expect(client.query('SELECT pg_sleep(5)', [])).rejects.toThrow('Query read timeout');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await ended;
+  });
+
+  it("leaves pg's other forms to pg: a callback, a config object", async () => {
+    const viaCallback = await new Promise((resolve, reject) =>
+      client.query('SELECT $1::int AS n', [7], (error, result) => (error ? reject(error) : resolve(result.rows))),
+    );
+    expect(viaCallback).toEqual([{ n: 7 }]);
+    expect((await client.query({ text: 'SELECT $1::int AS n', values: [8], rowMode: 'array' })).rows).toEqual([[8]]);
+  });
+
+  it('refuses both read timeouts at once', () => {
+    expect(() => new PostgresClient({ connectionString: database.url, readTimeoutMs: 1, query_timeout: 1 })).toThrow(/not both/);
+  });
+
+  it("is the client of the service's pool", async () => {
+    const dataSource = new DataSource(buildDataSourceOptions(database.url, 1));
+    await dataSource.initialize();
+    try {
+      const [{ pid }] = await dataSource.query<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid');
+      const pool = (dataSource.driver as unknown as { master: { _clients: unknown[] } }).master;
+      expect(pool._clients).toHaveLength(1);
+      expect(pool._clients[0]).toBeInstanceOf(PostgresClient);
+      expect(pid).toEqual(expect.any(Number));
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});
