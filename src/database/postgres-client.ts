@@ -15,10 +15,10 @@ export interface PostgresClientConfig extends ClientConfig {
  *
  * pg's own promise form, and its `query_timeout`, assign the query's callback after the
  * query is built. On Node 20 that makes every result row (and its strings) survive the
- * young-generation collections until the next full one: a scavenge then copies megabytes
- * and pauses 9-14 ms instead of 0.3 ms (docs/request-pipeline.md, "Requests that die young",
- * which shows the measurements and a ten-line reproduction without pg). Every other form of
- * `query` (a callback, a config object, a cursor) is pg's own.
+ * young-generation collections, to be freed by a full one: in a loop of queries a scavenge
+ * then copies megabytes and pauses 9-17 ms instead of 0.3 ms (docs/request-pipeline.md,
+ * "Requests that die young"; the measurements are in docs/benchmarks.md). Every other form
+ * of `query` (a callback, a config object, a cursor) is pg's own.
  */
 export class PostgresClient extends Client {
   /** See PostgresClientConfig. */
