@@ -12,7 +12,8 @@ interface RecordedHeaders {
 /**
  * Runs a header-only middleware such as helmet once, against a recorder, and keeps what it did:
  * helmet's twelve middlewares would each cost a step of the chain per request, for headers that
- * never change (and one it removes: X-Powered-By). Refuses a middleware whose headers depend on the request (it must set them synchronously, reading nothing).
+ * never change (and one it removes: X-Powered-By). Refuses a middleware whose headers depend on
+ * the request (it must set them synchronously, reading nothing).
  */
 function recordHeaders(middleware: NodeMiddleware): RecordedHeaders {
   const headers = new Map<string, string>();
@@ -47,8 +48,9 @@ function apply({ set, removed }: RecordedHeaders, res: ServerResponse): void {
 }
 
 /**
- * Two sets of static security headers, each set in one step: one for the HTML pages under `documentsPath` (and their
- * scripts and styles), one for everything else, which is JSON a browser never renders as a page.
+ * Two sets of static security headers, each set in one step: one for the HTML pages under
+ * `documentsPath` (and their scripts and styles), one for everything else, which is JSON a
+ * browser never renders as a page.
  * Headers that only instruct a browser about a document it renders (a full CSP, frame and
  * referrer policies for its subresources, legacy IE and Flash switches) would be about 500 bytes
  * of every API answer for nothing.
