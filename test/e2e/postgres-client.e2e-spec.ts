@@ -79,11 +79,10 @@ describe('PostgresClient', () => {
     const dataSource = new DataSource(buildDataSourceOptions(database.url, 1));
     await dataSource.initialize();
     try {
-      const [{ pid }] = await dataSource.query<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid');
+      expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
       const pool = (dataSource.driver as unknown as { master: { _clients: unknown[] } }).master;
       expect(pool._clients).toHaveLength(1);
       expect(pool._clients[0]).toBeInstanceOf(PostgresClient);
-      expect(pid).toEqual(expect.any(Number));
     } finally {
       await dataSource.destroy();
     }
