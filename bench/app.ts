@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
 import { configureApp } from '../src/app.setup';
 import { ServiceExpressAdapter } from '../src/common/http/express-adapter';
+import { preparedStatementName } from '../src/database/prepared-statements';
 import { HttpCacheService } from '../src/common/http-cache/http-cache.service';
 import { type AppConfig, loadConfig } from '../src/config/app-config';
 import { createRootLogger } from '../src/logging/root-logger';
@@ -66,6 +67,8 @@ class BenchRootModule {
 export interface CapturedQuery {
   sql: string;
   params: unknown[];
+  /** The name the service's pool prepares this text under (src/database/prepared-statements.ts), if any. */
+  preparedAs?: string;
 }
 
 /** Transaction control: not a statement of the service's own. */
@@ -89,7 +92,7 @@ export class QueryTap {
       runner.query = ((sql: string, params?: unknown[], ...rest: unknown[]) => {
         if (TRANSACTION_CONTROL.test(sql)) return query(sql, params, ...rest);
         this.count += 1;
-        this.captured?.push({ sql, params: params ?? [] });
+        this.captured?.push({ sql, params: params ?? [], preparedAs: preparedStatementName(sql) });
         const started = performance.now();
         return query(sql, params, ...rest).finally(() => {
           this.roundTripMs += performance.now() - started;

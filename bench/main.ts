@@ -210,7 +210,10 @@ async function main(): Promise<void> {
     const scenarios = await buildScenarios(client, { report: seed, companyCodes, searchTermCount: 60_000 });
     log('capturing and explaining the SQL of each uncached read');
     const plans = await explainReads(server, client, scenarios);
-    for (const plan of plans) log(`  ${plan.scenario}: execution ${plan.executionMs.toFixed(3)} ms`);
+    for (const plan of plans) {
+      const prepared = plan.cachedPlan === undefined ? 'unprepared' : `prepared, ${plan.cachedPlan} plan`;
+      log(`  ${plan.scenario}: planning ${plan.planningMs.toFixed(3)} ms, execution ${plan.executionMs.toFixed(3)} ms (${prepared})`);
+    }
 
     let closing: Promise<void> | undefined;
     const close = () => {

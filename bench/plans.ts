@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import type { CapturedQuery } from './app';
 import type { BenchServer } from './server-client';
 import type { Scenario } from './scenarios';
 
@@ -13,6 +14,11 @@ export interface QueryPlan {
   executionMs: number;
   /** An extra EXPLAIN for diagnosis (other parameters or settings), not what the request ran. */
   variant: boolean;
+  /**
+   * For a statement the service prepares (src/database/prepared-statements.ts): the plan
+   * PostgreSQL settled on after five executions, as on each of the pool's connections.
+   */
+  cachedPlan?: 'generic' | 'custom';
 }
 
 /** The SQL text as a reader wants it: the services' common indentation removed, runs of inner spaces collapsed. */
@@ -36,11 +42,50 @@ function timing(plan: string, label: string): number {
   return match ? Number(match[1]) : Number.NaN;
 }
 
+/** A parameter as an SQL literal: EXECUTE takes no bound parameters. */
+function literal(client: Client, value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return client.escapeLiteral(value instanceof Date ? value.toISOString() : String(value));
+}
+
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of one statement, three times, the last (warm) run kept. A
+ * statement the service prepares is explained as it runs there: prepared under a name,
+ * executed five times (after which PostgreSQL chooses between a generic plan and planning
+ * each execution), then explained as an EXECUTE.
+ */
+async function explain(
+  client: Client,
+  { sql, preparedAs }: CapturedQuery,
+  params: unknown[],
+  statement: string,
+): Promise<{ plan: string; cachedPlan?: 'generic' | 'custom' }> {
+  const lines = (rows: { 'QUERY PLAN': string }[]) => rows.map((row) => row['QUERY PLAN']).join('\n');
+  let plan = '';
+  if (preparedAs === undefined) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      plan = lines((await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params)).rows);
+    }
+    return { plan };
+  }
+  try {
+    for (let execution = 0; execution < 5; execution++) await client.query({ name: statement, text: sql, values: params });
+    const execute = `EXECUTE ${statement}(${params.map((value) => literal(client, value)).join(', ')})`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      plan = lines((await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${execute}`)).rows);
+    }
+    const [{ generic }] = (await client.query<{ generic: boolean }>('SELECT generic_plans > 0 AS generic FROM pg_prepared_statements WHERE name = $1', [statement])).rows;
+    return { plan, cachedPlan: generic ? 'generic' : 'custom' };
+  } finally {
+    await client.query(`DEALLOCATE ${statement}`).catch(() => undefined);
+  }
+}
+
 /**
  * For each read: one uncached request through the running server, the SQL it sent
  * captured at the application's DataSource (so it is the services' text as it is,
- * with the parameters the request produced), then EXPLAIN (ANALYZE, BUFFERS) of each
- * statement, run three times and the last (warm) run kept.
+ * with the parameters the request produced), then `explain` of each statement.
  */
 export async function explainReads(server: BenchServer, client: Client, scenarios: Scenario[]): Promise<QueryPlan[]> {
   const plans: QueryPlan[] = [];
@@ -65,12 +110,10 @@ export async function explainReads(server: BenchServer, client: Client, scenario
       ];
       for (const run of runs) {
         if (run.setting) await client.query(`SET ${run.setting.name} = ${run.setting.value}`);
-        let plan = '';
+        let explained: Awaited<ReturnType<typeof explain>>;
         try {
-          for (let attempt = 0; attempt < 3; attempt++) {
-            const result = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${query.sql}`, run.params);
-            plan = result.rows.map((row) => row['QUERY PLAN']).join('\n');
-          }
+          // A statement of its own per run, so that a setting of a variant is planned with.
+          explained = await explain(client, query, run.params, `bench_plan_${plans.length}`);
         } finally {
           if (run.setting) await client.query(`RESET ${run.setting.name}`);
         }
@@ -80,10 +123,11 @@ export async function explainReads(server: BenchServer, client: Client, scenario
           url,
           sql: tidy(query.sql),
           params: run.params,
-          plan,
-          planningMs: timing(plan, 'Planning Time'),
-          executionMs: timing(plan, 'Execution Time'),
+          plan: explained.plan,
+          planningMs: timing(explained.plan, 'Planning Time'),
+          executionMs: timing(explained.plan, 'Execution Time'),
           variant: run.variant,
+          cachedPlan: explained.cachedPlan,
         });
       }
     }

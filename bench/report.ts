@@ -737,12 +737,15 @@ export function markdownReport(report: BenchReport): string {
   out.push('## Query plans', '');
   out.push(
     'Each statement below was captured from one uncached request to the running server (the services\' SQL as it is, with the ' +
-      'parameters the request produced), then run as `EXPLAIN (ANALYZE, BUFFERS)` three times on the seeded database; the third (warm) run is shown.',
+      'parameters the request produced), then run as `EXPLAIN (ANALYZE, BUFFERS)` three times on the seeded database; the third (warm) run is shown. ' +
+      'The service prepares these statements on each connection (src/database/prepared-statements.ts), so each was prepared the same way and ' +
+      'executed five times first: after that PostgreSQL either keeps one generic plan for every execution (planning then costs next to nothing) ' +
+      'or plans each execution for its parameters (custom), whichever it estimates cheaper. The plan column says which it chose.',
     '',
     markdownTable(
-      ['route', 'parameters', 'planning ms', 'execution ms'],
-      report.plans.map((plan) => [plan.scenario, plan.note, plan.planningMs.toFixed(3), plan.executionMs.toFixed(3)]),
-      [false, false, true, true],
+      ['route', 'parameters', 'plan', 'planning ms', 'execution ms'],
+      report.plans.map((plan) => [plan.scenario, plan.note, plan.cachedPlan ?? 'unprepared', plan.planningMs.toFixed(3), plan.executionMs.toFixed(3)]),
+      [false, false, false, true, true],
     ),
     '',
   );

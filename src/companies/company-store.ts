@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { preparedStatement } from '../database/prepared-statements';
 import type { DartCompany } from '../upstream/dart/dart.types';
 import { CompanyEntity } from './company.entity';
 
@@ -12,6 +13,14 @@ export interface StoredCompany {
   fetchedAt: Date | null;
 }
 
+const FIND_STATEMENT = preparedStatement(
+  'companies_find',
+  `SELECT k.corp_code IS NOT NULL AS known, c.data, c.fetched_at
+   FROM (VALUES ($1::char(8))) AS wanted (corp_code)
+   LEFT JOIN corp_codes k ON k.corp_code = wanted.corp_code
+   LEFT JOIN companies c ON c.corp_code = wanted.corp_code`,
+);
+
 /** Owner of table companies: the only writer. company.json answers, stored on first read and refreshed when stale. */
 @Injectable()
 export class CompanyStore {
@@ -20,10 +29,7 @@ export class CompanyStore {
   /** One statement: whether the code is known, and the stored answer if any. */
   async find(corpCode: string): Promise<StoredCompany> {
     const [row] = await this.dataSource.query<{ known: boolean; data: DartCompany | null; fetched_at: Date | null }[]>(
-      `SELECT k.corp_code IS NOT NULL AS known, c.data, c.fetched_at
-       FROM (VALUES ($1::char(8))) AS wanted (corp_code)
-       LEFT JOIN corp_codes k ON k.corp_code = wanted.corp_code
-       LEFT JOIN companies c ON c.corp_code = wanted.corp_code`,
+      FIND_STATEMENT,
       [corpCode],
     );
     return { known: row.known, data: row.data, fetchedAt: row.fetched_at };

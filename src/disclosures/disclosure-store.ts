@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { preparedStatement } from '../database/prepared-statements';
 import type { ActiveStockView } from '../stocks/stock.view';
 import type { DartFiling } from '../upstream/dart/dart.types';
 import { DisclosureEntity } from './disclosure.entity';
@@ -21,6 +22,50 @@ const COLUMNS = `d.rcept_no, d.corp_name, d.corp_code, d.stock_code, d.report_na
 /** A summary is a completed analysis with a non-empty one-liner (ix_analyses_summarised). */
 const SUMMARY_JOIN = `JOIN analyses a ON a.rcept_no = d.rcept_no AND a.status = 'COMPLETED' AND a.one_liner <> ''`;
 const OPTIONAL_SUMMARY_JOIN = `LEFT ${SUMMARY_JOIN}`;
+
+/** Which filters a feed read applies; each combination is one prepared statement. */
+interface FeedShape {
+  byCompany: boolean;
+  byDates: boolean;
+  summarised: boolean;
+}
+
+/** The feed statement of one shape: its parameters are the company, the two dates (each if used), then the limit. */
+function feedStatement({ byCompany, byDates, summarised }: FeedShape): string {
+  const conditions: string[] = [];
+  let parameters = 0;
+  if (byCompany) conditions.push(`d.corp_code = $${++parameters}`);
+  if (byDates) conditions.push(`d.rcept_dt BETWEEN $${++parameters} AND $${++parameters}`);
+  const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+  const join = summarised ? SUMMARY_JOIN : OPTIONAL_SUMMARY_JOIN;
+  const name = ['disclosures_feed', byCompany && 'company', byDates && 'dates', summarised && 'summarised'].filter(Boolean).join('_');
+  return preparedStatement(name, `SELECT ${COLUMNS}, a.one_liner AS summary FROM disclosures d ${join} ${where} ${ORDER} LIMIT $${parameters + 1}`);
+}
+
+const feedKey = ({ byCompany, byDates, summarised }: FeedShape) => (byCompany ? 4 : 0) + (byDates ? 2 : 0) + (summarised ? 1 : 0);
+
+/** The eight feed statements, registered once (prepared-statements.ts), by `feedKey`. */
+const FEED_STATEMENTS: readonly string[] = Array.from({ length: 8 }, (_, key) =>
+  feedStatement({ byCompany: (key & 4) !== 0, byDates: (key & 2) !== 0, summarised: (key & 1) !== 0 }),
+);
+
+const FILING_STATEMENT = preparedStatement(
+  'disclosures_filing',
+  `SELECT ${COLUMNS}, a.one_liner AS summary FROM disclosures d ${OPTIONAL_SUMMARY_JOIN} WHERE d.rcept_no = $1`,
+);
+
+const SUMMARISED_COMPANIES_STATEMENT = preparedStatement(
+  'disclosures_summarised_companies',
+  `SELECT corp_code, corp_name, stock_code FROM (
+     SELECT DISTINCT ON (d.corp_code) d.corp_code, d.corp_name, d.stock_code, d.rcept_dt, d.rcept_no
+     FROM disclosures d
+     ${SUMMARY_JOIN}
+     WHERE d.rcept_dt = $1 AND d.stock_code <> ''
+     ORDER BY d.corp_code, d.rcept_dt DESC, d.rcept_no DESC
+   ) latest
+   ORDER BY rcept_dt DESC, rcept_no DESC
+   LIMIT $2`,
+);
 
 /**
  * Owner of table disclosures: the only writer. The disclosure ingest stores new
@@ -65,31 +110,21 @@ export class DisclosureStore {
   }
 
   async findOne(rceptNo: string): Promise<DisclosureView | null> {
-    const rows = await this.dataSource.query<DisclosureRow[]>(
-      `SELECT ${COLUMNS}, a.one_liner AS summary FROM disclosures d ${OPTIONAL_SUMMARY_JOIN} WHERE d.rcept_no = $1`,
-      [rceptNo],
-    );
+    const rows = await this.dataSource.query<DisclosureRow[]>(FILING_STATEMENT, [rceptNo]);
     return rows.length === 0 ? null : toDisclosureView(rows[0]);
   }
 
   async list(filter: DisclosureFilter): Promise<DisclosureView[]> {
-    const conditions: string[] = [];
+    const shape: FeedShape = {
+      byCompany: filter.corpCode !== undefined,
+      byDates: filter.beginDate !== undefined && filter.endDate !== undefined,
+      summarised: filter.withSummary === true,
+    };
     const params: unknown[] = [];
-    if (filter.corpCode !== undefined) {
-      params.push(filter.corpCode);
-      conditions.push(`d.corp_code = $${params.length}`);
-    }
-    if (filter.beginDate !== undefined && filter.endDate !== undefined) {
-      params.push(filter.beginDate, filter.endDate);
-      conditions.push(`d.rcept_dt BETWEEN $${params.length - 1} AND $${params.length}`);
-    }
+    if (shape.byCompany) params.push(filter.corpCode);
+    if (shape.byDates) params.push(filter.beginDate, filter.endDate);
     params.push(filter.limit);
-    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-    const join = filter.withSummary ? SUMMARY_JOIN : OPTIONAL_SUMMARY_JOIN;
-    const rows = await this.dataSource.query<DisclosureRow[]>(
-      `SELECT ${COLUMNS}, a.one_liner AS summary FROM disclosures d ${join} ${where} ${ORDER} LIMIT $${params.length}`,
-      params,
-    );
+    const rows = await this.dataSource.query<DisclosureRow[]>(FEED_STATEMENTS[feedKey(shape)], params);
     return rows.map(toDisclosureView);
   }
 
@@ -132,17 +167,6 @@ export class DisclosureStore {
    * non-empty summary: one entry each, from its latest such filing, newest first.
    */
   async summarisedCompaniesOn(rceptDt: string, limit: number): Promise<ActiveStockView[]> {
-    return this.dataSource.query<ActiveStockView[]>(
-      `SELECT corp_code, corp_name, stock_code FROM (
-         SELECT DISTINCT ON (d.corp_code) d.corp_code, d.corp_name, d.stock_code, d.rcept_dt, d.rcept_no
-         FROM disclosures d
-         ${SUMMARY_JOIN}
-         WHERE d.rcept_dt = $1 AND d.stock_code <> ''
-         ORDER BY d.corp_code, d.rcept_dt DESC, d.rcept_no DESC
-       ) latest
-       ORDER BY rcept_dt DESC, rcept_no DESC
-       LIMIT $2`,
-      [rceptDt, limit],
-    );
+    return this.dataSource.query<ActiveStockView[]>(SUMMARISED_COMPANIES_STATEMENT, [rceptDt, limit]);
   }
 }

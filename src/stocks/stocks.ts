@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { preparedStatement } from '../database/prepared-statements';
 import type { CorpCodeEntry } from '../upstream/dart/dart.types';
 import { type MarketType, StockEntity } from './stock.entity';
 import type { StockView } from './stock.view';
@@ -11,6 +12,14 @@ const SEARCH_LIMIT = 20;
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
+
+const SEARCH_STATEMENT = preparedStatement(
+  'stocks_search',
+  `SELECT corp_code, corp_name, stock_code, market_type FROM stocks
+   WHERE corp_name ILIKE $1 ESCAPE '\\' OR stock_code = upper($2)
+   ORDER BY corp_name COLLATE "C", corp_code
+   LIMIT ${SEARCH_LIMIT}`,
+);
 
 /**
  * Owner of table stocks: the only writer. The stock master, written by the stock sync;
@@ -25,13 +34,7 @@ export class Stocks {
    * ordered by name in code-point order (the same on every database collation).
    */
   async search(text: string): Promise<StockView[]> {
-    return this.dataSource.query<StockView[]>(
-      `SELECT corp_code, corp_name, stock_code, market_type FROM stocks
-       WHERE corp_name ILIKE $1 ESCAPE '\\' OR stock_code = upper($2)
-       ORDER BY corp_name COLLATE "C", corp_code
-       LIMIT ${SEARCH_LIMIT}`,
-      [`%${escapeLike(text)}%`, text],
-    );
+    return this.dataSource.query<StockView[]>(SEARCH_STATEMENT, [`%${escapeLike(text)}%`, text]);
   }
 
   /** The listed company's name and stock code, in the caller's transaction. */

@@ -2,6 +2,7 @@ import { Client, DatabaseError, Query } from 'pg';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { PostgresClient } from '../../src/database/postgres-client';
+import { preparedStatement } from '../../src/database/prepared-statements';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 describe('PostgresClient', () => {
@@ -73,6 +74,37 @@ describe('PostgresClient', () => {
 
   it('refuses both read timeouts at once', () => {
     expect(() => new PostgresClient({ connectionString: database.url, readTimeoutMs: 1, query_timeout: 1 })).toThrow(/not both/);
+  });
+
+  it('prepares a registered statement once per session and then only executes it; other texts stay unnamed', async () => {
+    const square = preparedStatement('postgres_client_spec_square', 'SELECT $1::int * $1::int AS square');
+    expect((await client.query(square, [3])).rows).toEqual([{ square: 9 }]);
+    expect((await client.query(square, [4])).rows).toEqual([{ square: 16 }]);
+    expect((await client.query('SELECT $1::int AS unregistered', [5])).rows).toEqual([{ unregistered: 5 }]);
+    const prepared = await client.query('SELECT name, statement, generic_plans + custom_plans AS executions FROM pg_prepared_statements', []);
+    expect(prepared.rows).toEqual([{ name: 'postgres_client_spec_square', statement: square, executions: '2' }]);
+  });
+
+  it('closes the session when a migration changed what a prepared statement returns, so the pool replaces it', async () => {
+    const dataSource = new DataSource(buildDataSourceOptions(database.url, 1));
+    await dataSource.initialize();
+    try {
+      await dataSource.query('CREATE TABLE prepared_spec_rows (a int)');
+      await dataSource.query('INSERT INTO prepared_spec_rows VALUES (1)');
+      const everyColumn = preparedStatement('postgres_client_spec_every_column', 'SELECT * FROM prepared_spec_rows');
+      expect(await dataSource.query(everyColumn)).toEqual([{ a: 1 }]);
+      const [before] = await dataSource.query<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
+
+      await dataSource.query('ALTER TABLE prepared_spec_rows ADD COLUMN b int DEFAULT 2');
+      // PostgreSQL refuses the old statement ("cached plan must not change result type") ...
+      await expect(dataSource.query(everyColumn)).rejects.toMatchObject({ code: '0A000' });
+      // ... and would refuse it on that session for good; the next query runs on a new one.
+      expect(await dataSource.query(everyColumn)).toEqual([{ a: 1, b: 2 }]);
+      const [after] = await dataSource.query<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
+      expect(after.pid).not.toBe(before.pid);
+    } finally {
+      await dataSource.destroy();
+    }
   });
 
   it("is the client of the service's pool", async () => {
