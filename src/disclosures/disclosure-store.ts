@@ -6,6 +6,7 @@ import type { ActiveStockView } from '../stocks/stock.view';
 import type { DartFiling } from '../upstream/dart/dart.types';
 import { DisclosureEntity } from './disclosure.entity';
 import { type DisclosureRow, type DisclosureView, toDisclosureView } from './disclosure.view';
+import { FEED_LIMITS } from './dto/list-disclosures.dto';
 
 export interface DisclosureFilter {
   corpCode?: string;
@@ -23,15 +24,21 @@ const COLUMNS = `d.rcept_no, d.corp_name, d.corp_code, d.stock_code, d.report_na
 const SUMMARY_JOIN = `JOIN analyses a ON a.rcept_no = d.rcept_no AND a.status = 'COMPLETED' AND a.one_liner <> ''`;
 const OPTIONAL_SUMMARY_JOIN = `LEFT ${SUMMARY_JOIN}`;
 
-/** Which filters a feed read applies; each combination is one prepared statement. */
+/** Which filters a feed read applies; each combination has its prepared statements. */
 interface FeedShape {
   byCompany: boolean;
   byDates: boolean;
   summarised: boolean;
 }
 
-/** The feed statement of one shape: its parameters are the company, the two dates (each if used), then the limit. */
-function feedStatement({ byCompany, byDates, summarised }: FeedShape): string {
+interface FeedStatements {
+  /** Parameters: the company, the two dates (each if used), then the limit. */
+  anyLimit: string;
+  /** For a shape that filters on no value: the statement with its route's default limit written in. */
+  defaultLimit?: { limit: number; text: string };
+}
+
+function feedStatements({ byCompany, byDates, summarised }: FeedShape): FeedStatements {
   const conditions: string[] = [];
   let parameters = 0;
   if (byCompany) conditions.push(`d.corp_code = $${++parameters}`);
@@ -39,14 +46,23 @@ function feedStatement({ byCompany, byDates, summarised }: FeedShape): string {
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   const join = summarised ? SUMMARY_JOIN : OPTIONAL_SUMMARY_JOIN;
   const name = ['disclosures_feed', byCompany && 'company', byDates && 'dates', summarised && 'summarised'].filter(Boolean).join('_');
-  return preparedStatement(name, `SELECT ${COLUMNS}, a.one_liner AS summary FROM disclosures d ${join} ${where} ${ORDER} LIMIT $${parameters + 1}`);
+  const statement = (limit: string) => `SELECT ${COLUMNS}, a.one_liner AS summary FROM disclosures d ${join} ${where} ${ORDER} LIMIT ${limit}`;
+  const anyLimit = preparedStatement(name, statement(`$${parameters + 1}`));
+  if (parameters > 0) return { anyLimit };
+  // PostgreSQL plans a LIMIT given as a parameter as if it kept a tenth of the rows, so it
+  // plans such a statement again on every execution. The newest filings and the newest
+  // summarised ones have no other parameter: with the limit written in, PostgreSQL plans
+  // them once per connection. Only for the default limit, which most requests ask for,
+  // since a connection keeps every statement it prepared.
+  const limit = summarised ? FEED_LIMITS.summarised.fallback : FEED_LIMITS.recent.fallback;
+  return { anyLimit, defaultLimit: { limit, text: preparedStatement(`${name}_limit_${limit}`, statement(String(limit))) } };
 }
 
 const feedKey = ({ byCompany, byDates, summarised }: FeedShape) => (byCompany ? 4 : 0) + (byDates ? 2 : 0) + (summarised ? 1 : 0);
 
-/** The eight feed statements, registered once (prepared-statements.ts), by `feedKey`. */
-const FEED_STATEMENTS: readonly string[] = Array.from({ length: 8 }, (_, key) =>
-  feedStatement({ byCompany: (key & 4) !== 0, byDates: (key & 2) !== 0, summarised: (key & 1) !== 0 }),
+/** The statements of the eight feed shapes, registered once (prepared-statements.ts), by `feedKey`. */
+const FEED_STATEMENTS: readonly FeedStatements[] = Array.from({ length: 8 }, (_, key) =>
+  feedStatements({ byCompany: (key & 4) !== 0, byDates: (key & 2) !== 0, summarised: (key & 1) !== 0 }),
 );
 
 const FILING_STATEMENT = preparedStatement(
@@ -120,11 +136,17 @@ export class DisclosureStore {
       byDates: filter.beginDate !== undefined && filter.endDate !== undefined,
       summarised: filter.withSummary === true,
     };
-    const params: unknown[] = [];
-    if (shape.byCompany) params.push(filter.corpCode);
-    if (shape.byDates) params.push(filter.beginDate, filter.endDate);
-    params.push(filter.limit);
-    const rows = await this.dataSource.query<DisclosureRow[]>(FEED_STATEMENTS[feedKey(shape)], params);
+    const statements = FEED_STATEMENTS[feedKey(shape)];
+    let rows: DisclosureRow[];
+    if (statements.defaultLimit?.limit === filter.limit) {
+      rows = await this.dataSource.query<DisclosureRow[]>(statements.defaultLimit.text, []);
+    } else {
+      const params: unknown[] = [];
+      if (shape.byCompany) params.push(filter.corpCode);
+      if (shape.byDates) params.push(filter.beginDate, filter.endDate);
+      params.push(filter.limit);
+      rows = await this.dataSource.query<DisclosureRow[]>(statements.anyLimit, params);
+    }
     return rows.map(toDisclosureView);
   }
 

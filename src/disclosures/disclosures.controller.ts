@@ -5,7 +5,7 @@ import { RceptNoPipe } from '../common/http/path-parameter.pipes';
 import { HttpCache } from '../common/http-cache/http-cache.decorator';
 import { DisclosureView } from './disclosure.view';
 import { DisclosuresService } from './disclosures.service';
-import { clamp, LimitQuery, ListDisclosuresQuery } from './dto/list-disclosures.dto';
+import { clamp, FEED_LIMITS, LimitQuery, ListDisclosuresQuery } from './dto/list-disclosures.dto';
 import { ApiErrors } from '../common/http/api-errors';
 
 @ApiTags('disclosures')
@@ -19,7 +19,7 @@ export class DisclosuresController {
   @ApiOkResponse({ type: [DisclosureView] })
   @ApiErrors({ VALIDATION_FAILED: 'limit is not an integer' })
   recent(@Query() query: LimitQuery): Promise<DisclosureView[]> {
-    return this.disclosures.recent(clamp(query.limit, 10, 1, 50));
+    return this.disclosures.recent(clamp(query.limit, FEED_LIMITS.recent.fallback, 1, FEED_LIMITS.recent.max));
   }
 
   @Get(':rceptNo')
@@ -52,12 +52,13 @@ export class DisclosuresController {
     if (!withSummary && !hasRange && query.corpCode === undefined) {
       throw new AppError('VALIDATION_FAILED', 'Give corpCode, beginDate and endDate, or hasSummary=true');
     }
+    const limits = withSummary ? FEED_LIMITS.summarised : FEED_LIMITS.filtered;
     return this.disclosures.list({
       corpCode: query.corpCode,
       beginDate: query.beginDate,
       endDate: query.endDate,
       withSummary,
-      limit: withSummary ? clamp(query.limit, 20, 1, 20) : clamp(query.limit, 50, 1, 200),
+      limit: clamp(query.limit, limits.fallback, 1, limits.max),
     });
   }
 }

@@ -43,6 +43,16 @@ export class ListDisclosuresQuery extends LimitQuery {
   hasSummary?: 'true' | 'false';
 }
 
+/** The public feeds' limits: what a request without `limit` gets, and the most it may ask for. */
+export const FEED_LIMITS = {
+  /** GET /disclosures/recent */
+  recent: { fallback: 10, max: 50 },
+  /** GET /disclosures by company or by dates */
+  filtered: { fallback: 50, max: 200 },
+  /** GET /disclosures?hasSummary=true */
+  summarised: { fallback: 20, max: 20 },
+} as const;
+
 export function clamp(value: number | undefined, fallback: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, value ?? fallback));
 }
