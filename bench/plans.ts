@@ -71,7 +71,7 @@ async function explain(
   }
   try {
     for (let execution = 0; execution < 5; execution++) await client.query({ name: statement, text: sql, values: params });
-    const execute = `EXECUTE ${statement}(${params.map((value) => literal(client, value)).join(', ')})`;
+    const execute = params.length === 0 ? `EXECUTE ${statement}` : `EXECUTE ${statement}(${params.map((value) => literal(client, value)).join(', ')})`;
     for (let attempt = 0; attempt < 3; attempt++) {
       plan = lines((await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${execute}`)).rows);
     }
