@@ -112,7 +112,7 @@ export async function explainReads(server: BenchServer, client: Client, scenario
         if (run.setting) await client.query(`SET ${run.setting.name} = ${run.setting.value}`);
         let explained: Awaited<ReturnType<typeof explain>>;
         try {
-          // A statement of its own per run, so that a setting of a variant is planned with.
+          // A statement of its own per run, planned under that run's setting.
           explained = await explain(client, query, run.params, `bench_plan_${plans.length}`);
         } finally {
           if (run.setting) await client.query(`RESET ${run.setting.name}`);
