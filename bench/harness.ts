@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -18,6 +19,18 @@ export async function writeResultsPage(name: string, compose: (existing: string 
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, compose(existing));
   log(`wrote ${path.relative(ROOT, file)}`);
+}
+
+/**
+ * The Node.js flags production starts the service with: those of `start:prod` in
+ * package.json, which the Dockerfile's CMD repeats (test/e2e/packaging.e2e-spec.ts).
+ * Every process that answers the bench's HTTP requests runs with them.
+ */
+export function serviceNodeFlags(): string[] {
+  const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const [command, ...words] = packageJson.scripts['start:prod'].split(/\s+/);
+  if (command !== 'node') throw new Error(`start:prod does not start with node: ${packageJson.scripts['start:prod']}`);
+  return words.filter((word) => word.startsWith('--'));
 }
 
 export function createLog(prefix: string): (line: string) => void {

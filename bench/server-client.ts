@@ -1,5 +1,6 @@
 import type { CapturedQuery } from './app';
 import { ChildRpc } from './child-rpc';
+import { serviceNodeFlags } from './harness';
 import type { MemorySample, RequestSplit, ServerRequest, ServerResponses } from './server-protocol';
 
 /** The bench's handle on the server under test, which runs in a process of its own (server-process.ts). */
@@ -10,9 +11,12 @@ export class BenchServer {
     readonly adminKey: string,
   ) {}
 
-  /** Forks the server process (with --expose-gc, for live-heap samples) and starts the application in it: migrations, then listen. */
+  /**
+   * Forks the server process, with production's Node.js flags and --expose-gc (for live-heap
+   * samples), and starts the application in it: migrations, then listen.
+   */
   static async start(options: { databaseUrl: string; dartBaseUrl: string; dartApiKey: string }): Promise<BenchServer> {
-    const rpc = ChildRpc.fork<ServerRequest, unknown>('server under test', 'server-process.js', ['--expose-gc']);
+    const rpc = ChildRpc.fork<ServerRequest, unknown>('server under test', 'server-process.js', [...serviceNodeFlags(), '--expose-gc']);
     try {
       const { origin, adminKey } = (await rpc.call({ kind: 'start', ...options })) as ServerResponses['start'];
       return new BenchServer(rpc, origin, adminKey);

