@@ -63,10 +63,10 @@ export class HttpCacheInterceptor implements NestInterceptor {
         if (outcome.rememberAnswer) rememberErrorAnswer(res, outcome.rememberAnswer);
         throw outcome.error;
       }
-      if (outcome.json === null) return undefined;
-      // A string with a JSON content type is sent as it is by the Express adapter.
+      if (outcome.body === null) return undefined;
+      // ServiceExpressAdapter, which configureApp requires, sends a Buffer as the bytes it holds.
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      return outcome.json;
+      return outcome.body;
     });
   }
 }

@@ -62,8 +62,8 @@ describe('HttpCacheService', () => {
     let executions = 0;
     const run = () => Promise.resolve({ execution: ++executions });
 
-    expect(await service.answer('/x', POLICY, run)).toEqual({ ok: true, json: '{"execution":1}', maxAgeSeconds: 60 });
-    expect(await service.answer('/x', POLICY, run)).toEqual({ ok: true, json: '{"execution":2}', maxAgeSeconds: 60 });
+    expect(await service.answer('/x', POLICY, run)).toEqual({ ok: true, body: Buffer.from('{"execution":1}'), maxAgeSeconds: 60 });
+    expect(await service.answer('/x', POLICY, run)).toEqual({ ok: true, body: Buffer.from('{"execution":2}'), maxAgeSeconds: 60 });
     expect(warn).toHaveBeenCalledTimes(4);
   });
 
@@ -77,11 +77,11 @@ describe('HttpCacheService', () => {
     await service.clear();
     finish({ stale: true });
 
-    expect(await pending).toEqual({ ok: true, json: '{"stale":true}', maxAgeSeconds: 60 });
+    expect(await pending).toEqual({ ok: true, body: Buffer.from('{"stale":true}'), maxAgeSeconds: 60 });
     expect(store.entries.size).toBe(0);
   });
 
-  it('keeps a 2xx answer as UTF-8 bytes, off the JS heap, and answers the same text from them', async () => {
+  it('keeps a 2xx answer as UTF-8 bytes, off the JS heap, and answers the miss and the hit with those very bytes', async () => {
     const store = new MapStore();
     const service = new HttpCacheService(store, new FixedClock(), new HttpCacheFastLane(new FixedClock(), new Metrics()));
     const page = [{ corp_name: '삼성전자', summary: '주당 500원의 현금배당을 결정했습니다' }];
@@ -91,8 +91,11 @@ describe('HttpCacheService', () => {
 
     const [stored] = [...store.entries.values()];
     expect(stored).toMatchObject({ kind: 'success', body: Buffer.from(JSON.stringify(page), 'utf8') });
-    expect(miss).toEqual({ ok: true, json: JSON.stringify(page), maxAgeSeconds: 60 });
+    expect(miss).toEqual({ ok: true, body: Buffer.from(JSON.stringify(page)), maxAgeSeconds: 60 });
     expect(hit).toEqual(miss);
+    // Nothing is encoded again: both send the stored buffer itself.
+    expect(miss.ok && miss.body).toBe(stored.kind === 'success' && stored.body);
+    expect(hit.ok && hit.body).toBe(stored.kind === 'success' && stored.body);
   });
 
   it('stores an AppError as plain data that rebuilds the same error', async () => {

@@ -9,8 +9,8 @@ import { reviveFailure, toStoredFailure } from './stored-failure';
 
 /** What one request answers with, and for how long clients may reuse it (`null`: not at all). */
 export type HttpCacheOutcome =
-  /** `json`: the stored JSON text of the answer, sent as it is; null for an empty answer. */
-  | { ok: true; json: string | null; maxAgeSeconds: number }
+  /** `body`: the stored UTF-8 JSON of the answer, sent as it is; null for an empty answer. */
+  | { ok: true; body: Buffer | null; maxAgeSeconds: number }
   | {
       ok: false;
       error: unknown;
@@ -30,8 +30,6 @@ interface Settlement {
   thrown?: { error: unknown };
   /** The entry was read from the store: the URL has been answered before. */
   stored?: boolean;
-  /** The body as text, when this execution produced it (so it is not decoded again). */
-  json?: string | null;
 }
 
 /**
@@ -70,7 +68,7 @@ export class HttpCacheService {
     } catch (error) {
       return { ok: false, error, maxAgeSeconds: null };
     }
-    const { entry, thrown, stored, json } = settlement;
+    const { entry, thrown, stored } = settlement;
     if (entry === undefined) {
       return {
         ok: false,
@@ -90,9 +88,9 @@ export class HttpCacheService {
           expiresAtMs: Math.min(entry.expiresAtMs, dayEnd),
         });
       }
-      // Everyone, the executing request included, gets the stored JSON text, so a hit
-      // cannot differ from the miss and costs neither a parse nor a re-serialisation.
-      return { ok: true, json: json !== undefined ? json : (entry.body?.toString('utf8') ?? null), maxAgeSeconds: policy.ttlSeconds };
+      // Everyone, the executing request included, gets the stored bytes, so a hit cannot
+      // differ from the miss and costs neither a parse, a re-serialisation nor an encoding.
+      return { ok: true, body: entry.body, maxAgeSeconds: policy.ttlSeconds };
     }
     const error = thrown ? thrown.error : reviveFailure(entry.failure);
     return { ok: false, error, maxAgeSeconds: FAILURE_TTL_SECONDS };
@@ -153,13 +151,12 @@ export class HttpCacheService {
 
     let entry: HttpCacheEntry;
     let thrown: Settlement['thrown'];
-    let json: string | null | undefined;
     try {
       const result = await run();
-      json = result === undefined ? null : (JSON.stringify(result) ?? null);
+      const json = result === undefined ? undefined : JSON.stringify(result);
       entry = {
         kind: 'success',
-        body: json === null ? null : Buffer.from(json, 'utf8'),
+        body: json === undefined ? null : Buffer.from(json, 'utf8'),
         expiresAtMs: this.clock.nowMs() + ttlSeconds * 1000,
       };
     } catch (error) {
@@ -171,7 +168,7 @@ export class HttpCacheService {
     }
     // A clear() or evict() during the execution means its answer may already be outdated.
     if (isCurrent()) await this.write(key, entry);
-    return { entry, thrown, json };
+    return { entry, thrown };
   }
 
   /** A store that cannot be read (a shared store being down) means a miss, not a failed request. */

@@ -17,6 +17,7 @@ import request from 'supertest';
 import { Clock } from '../clock';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter';
 import { AppError } from '../errors/app-error';
+import { ServiceExpressAdapter } from '../http/express-adapter';
 import { HttpCache } from './http-cache.decorator';
 import { HttpCacheModule } from './http-cache.module';
 import { HttpCacheService } from './http-cache.service';
@@ -156,7 +157,8 @@ describe('HTTP cache', () => {
       .overrideProvider(Clock)
       .useValue(clock)
       .compile();
-    app = moduleRef.createNestApplication({ logger: false });
+    // The service's adapter, which configureApp requires: it sends the cache's stored bytes.
+    app = moduleRef.createNestApplication(new ServiceExpressAdapter(), { logger: false });
     // As configureApp installs it: every hit below that it can answer, it answers.
     app.use(app.get(HttpCacheFastLane).middleware((app.getHttpAdapter().getInstance() as Express).get('etag fn') as EtagFunction));
     app.useGlobalFilters(new AllExceptionsFilter());

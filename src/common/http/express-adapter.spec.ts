@@ -1,8 +1,8 @@
 import { IncomingMessage, type Server, ServerResponse } from 'node:http';
-import { Body, Controller, Get, HttpCode, Module, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Module, Post, Query, Req, Res } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import type { Express, Request } from 'express';
+import type { Express, Request, Response } from 'express';
 import request from 'supertest';
 import { configureApp } from '../../app.setup';
 import type { AppConfig } from '../../config/app-config';
@@ -13,6 +13,13 @@ class ProbeController {
   @Get('echo')
   echo(@Query('word') word: string, @Req() req: Request) {
     return { word, header: req.get('x-probe'), path: req.path, isNodeRequest: req instanceof IncomingMessage };
+  }
+
+  /** Bytes of JSON with their type set, as the HTTP cache answers. */
+  @Get('stored')
+  stored(@Res({ passthrough: true }) res: Response) {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    return Buffer.from('{"word":"한"}', 'utf8');
   }
 
   @Post('echo')
@@ -69,6 +76,25 @@ describe('ServiceExpressAdapter', () => {
       await request(app.getHttpServer()).get('/nowhere').expect(404);
     } finally {
       await app.close();
+    }
+  });
+
+  it('sends a Buffer a handler returns as the bytes it holds, where Nest would send its JSON form', async () => {
+    const { app } = await probeApp(new ServiceExpressAdapter());
+    try {
+      const got = await request(app.getHttpServer()).get('/stored').expect(200);
+      expect(got.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(got.headers['content-length']).toBe(String(Buffer.byteLength('{"word":"한"}')));
+      expect(got.body).toEqual({ word: '한' });
+    } finally {
+      await app.close();
+    }
+    const plain = await probeApp(new ExpressAdapter());
+    try {
+      const got = await request(plain.app.getHttpServer()).get('/stored').expect(200);
+      expect(got.body).toMatchObject({ type: 'Buffer' });
+    } finally {
+      await plain.app.close();
     }
   });
 

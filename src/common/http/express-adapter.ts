@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import type { Express } from 'express';
+import type { Express, Response } from 'express';
 
 /**
  * A constructor for `base`'s objects whose prototype is `prototype` from the start (which
@@ -45,5 +45,16 @@ export class ServiceExpressAdapter extends ExpressAdapter {
       },
       express,
     );
+  }
+
+  /**
+   * A Buffer is sent as the bytes it holds, with the Content-Type already set (the HTTP
+   * cache's stored answers), where Nest would send its JSON form (`{"type":"Buffer",…}`).
+   * Everything else is Nest's reply.
+   */
+  override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    if (!Buffer.isBuffer(body)) return super.reply(response, body, statusCode);
+    if (statusCode) response.status(statusCode);
+    return response.send(body);
   }
 }
