@@ -82,9 +82,10 @@ export async function buildScenarios(client: Client, inputs: ScenarioInputs): Pr
   const { report } = inputs;
   const rng = new Prng(report.options.seed + 10);
 
-  // About 50,000 filings at every size: a fast machine asks for up to 20,000 of them at 100,000 filings
-  // (the warm-up, one connection, the fixed rate and their retries), where a fixed 12 % ran out.
-  const samplePercent = Math.min(100, (100 * 50_000) / report.options.filings);
+  // 12 % of the filings, and at least 50,000: a fast machine asks for about 20,000 of them at 100,000
+  // filings (the warm-up, one connection, the fixed rate and their retries), where 12 % ran out, and
+  // for about 50,000 more at the main size (the 20-connection misses).
+  const samplePercent = Math.min(100, Math.max(12, (100 * 50_000) / report.options.filings));
   const rceptNos = shuffle(
     (
       await client.query<{ rcept_no: string }>('SELECT rcept_no FROM disclosures TABLESAMPLE SYSTEM ($1) REPEATABLE (7)', [samplePercent])
