@@ -1,10 +1,10 @@
+import { type DartDocument, documentText, parseDartDocument } from './dart-document';
 import { type DocumentEncoding, decodeDocument } from './document-encoding';
-import { markupToText } from './markup-text';
 import { DocumentArchiveError, type ZipEntry, readZipEntry } from './zip-entries';
 
 export { type DocumentEncoding } from './document-encoding';
 export { MAX_MODEL_CHARS, OMISSION_MARKER, fitToModel } from './fit-to-model';
-export { markupToText } from './markup-text';
+export { type DartDocument, documentText, markupToText, parseDartDocument } from './dart-document';
 export { DocumentArchiveError } from './zip-entries';
 
 /**
@@ -13,25 +13,31 @@ export { DocumentArchiveError } from './zip-entries';
  */
 export const MAX_DOCUMENT_FILE_BYTES = 64 * 1024 * 1024;
 
-export interface ExtractedDocument {
-  /** Plain text of the main document; `doc_length` is its length. */
-  text: string;
+export interface FilingDocument {
+  /** The main document, read the way DART structures it. */
+  document: DartDocument;
   /** The ZIP entry read: `{rcept_no}.xml`, or the largest .xml when that is absent. */
   entryName: string;
   encoding: DocumentEncoding;
 }
 
 /**
- * Plain text of a filing's main document from the document.xml ZIP: the entry `{rcept_no}.xml`
+ * A filing's main document from the document.xml ZIP: the entry `{rcept_no}.xml`
  * (attachments such as `{rcept_no}_00760.xml` are not part of it), or the largest .xml entry when
  * the archive has no entry of that name. The encoding is detected (BOM, declaration, bytes) and the
  * markup read by a tolerant parser, so bad markup never fails; only an unreadable archive throws a
  * DocumentArchiveError (not a ZIP, cut short, corrupt, no .xml entry, entry over MAX_DOCUMENT_FILE_BYTES).
  */
-export async function extractDocumentText(zip: Buffer, rceptNo: string): Promise<ExtractedDocument> {
+export async function readFilingDocument(zip: Buffer, rceptNo: string): Promise<FilingDocument> {
   const { entry, bytes } = await readZipEntry(zip, (entries) => mainEntry(entries, rceptNo), MAX_DOCUMENT_FILE_BYTES);
   const { text: markup, encoding } = decodeDocument(bytes);
-  return { text: markupToText(markup), entryName: entry.name, encoding };
+  return { document: parseDartDocument(markup), entryName: entry.name, encoding };
+}
+
+/** The plain text of a filing's main document (see readFilingDocument); `doc_length` is its length. */
+export async function extractDocumentText(zip: Buffer, rceptNo: string): Promise<{ text: string; entryName: string; encoding: DocumentEncoding }> {
+  const { document, entryName, encoding } = await readFilingDocument(zip, rceptNo);
+  return { text: documentText(document), entryName, encoding };
 }
 
 function mainEntry(entries: readonly ZipEntry[], rceptNo: string): ZipEntry {

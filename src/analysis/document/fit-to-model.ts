@@ -43,7 +43,7 @@ export function fitToModel(text: string, maxChars: number = MAX_MODEL_CHARS): { 
 }
 
 /** The longest beginning of `text` within `room` characters, cut as described above. */
-function keepHead(text: string, room: number): string {
+export function keepHead(text: string, room: number): string {
   const floor = Math.floor(room * (1 - MAX_WASTE));
   let cut = text.lastIndexOf('\n', room);
   if (cut < floor) cut = text.lastIndexOf(' ', room);

@@ -1,4 +1,4 @@
-import { markupToText } from './markup-text';
+import { documentText, linesText, markupToText, parseDartDocument } from './dart-document';
 
 describe('markupToText', () => {
   it('keeps the header names, drops cover, summary and form version, and puts each block and row on a line', () => {
@@ -37,16 +37,16 @@ describe('markupToText', () => {
     );
   });
 
-  it('reads malformed markup without throwing: unclosed P and TD, mismatched case, stray & and unknown entities', () => {
+  it('reads malformed markup without throwing: unclosed P and TD, mismatched case, stray & and unknown entities, DART\'s &cr; as a line break', () => {
     const markup = `<BODY><SECTION-1><title>1. 개요</TITLE>
 <P>첫 문단은 닫히지 않는다
-<P>R&D 투자와 M&A 계획 &amp; 일정 &cr; 그대로
+<P>R&D 투자와 M&A 계획 &amp; 일정 &cr;둘째 줄 &Cr; 셋째 줄 &unknown; 그대로
 <table><tr><td>항목<td>값</tr><TR><Td>매출</tD><TE>1,000</te></TR></TABLE>
 <p>소문자로 열고 대문자로 닫음</P>
 </section-1>
 <P>끝`;
     expect(markupToText(markup)).toBe(
-      ['1. 개요', '첫 문단은 닫히지 않는다', 'R&D 투자와 M&A 계획 & 일정 &cr; 그대로', '항목 | 값', '매출 | 1,000', '소문자로 열고 대문자로 닫음', '끝'].join('\n'),
+      ['1. 개요', '첫 문단은 닫히지 않는다', 'R&D 투자와 M&A 계획 & 일정', '둘째 줄', '셋째 줄 &unknown; 그대로', '항목 | 값', '매출 | 1,000', '소문자로 열고 대문자로 닫음', '끝'].join('\n'),
     );
   });
 
@@ -99,5 +99,72 @@ describe('markupToText', () => {
   it('reads HTML attachments: head, style and script dropped', () => {
     const html = '<html><head><title>문서</title><style>p { color: red }</style></head><body><script>var x = 1;</script><h1>제목</h1><div>본문</div></body></html>';
     expect(markupToText(html)).toBe('제목\n본문');
+  });
+});
+
+describe('parseDartDocument', () => {
+  const markup = `<?xml version="1.0" encoding="utf-8"?>
+<DOCUMENT><DOCUMENT-NAME ACODE="00760">감사보고서</DOCUMENT-NAME><COMPANY-NAME AREGCIK="01">가나다</COMPANY-NAME>
+<SUMMARY><EXTRACTION ACODE="SUPV_OPIN" AFEATURE="BOTH">411000000000</EXTRACTION><EXTRACTION ACODE="TOT_SALES">0</EXTRACTION></SUMMARY>
+<BODY><COVER><P>삼일회계법인</P>
+<TABLE ACLASS="EXTRACTION"><TR><TU AUNIT="PERIODFROM" AUNITVALUE="20250101">2025년 01월 01일</TU><TD>부터</TD></TR></TABLE></COVER>
+<LIBRARY><SECTION-1><TITLE>독립된 감사인의 감사보고서</TITLE><P>의견거절</P></SECTION-1>
+<SECTION-1><TITLE>(첨부)재무제표</TITLE>
+<TABLE-GROUP ACLASS="PIS-2:A"><TITLE>손 익 계 산 서</TITLE>
+<TABLE><THEAD><TR><TH>과 목</TH><TH COLSPAN="2">제 5(당) 기</TH></TR></THEAD>
+<TBODY><TR><TE ACODE="12100000010000" ADELIM="0">Ⅰ.매출액</TE><TE ADELIM="1"></TE><TE ADELIM="2">1,000</TE></TR></TBODY></TABLE></TABLE-GROUP>
+<SECTION-2><TITLE>주석</TITLE><P>1. 일반사항&cr;회사는 …</P></SECTION-2>
+</SECTION-1></LIBRARY></BODY></DOCUMENT>`;
+
+  it('keeps the header, the SUMMARY values and the cover apart from the text', () => {
+    const document = parseDartDocument(markup);
+    expect(document).toMatchObject({ name: '감사보고서', formCode: '00760', company: '가나다' });
+    expect([...document.extractions]).toEqual([
+      ['SUPV_OPIN', '411000000000'],
+      ['TOT_SALES', '0'],
+    ]);
+    expect(document.coverLines).toEqual(['삼일회계법인', '2025년 01월 01일 | 부터']);
+    expect(documentText(document)).not.toContain('삼일회계법인');
+    expect(documentText(document)).not.toContain('411000000000');
+  });
+
+  it('records sections with their titles, nesting and lines', () => {
+    const document = parseDartDocument(markup);
+    expect(document.sections.map(({ level, title, parent }) => ({ level, title, parent }))).toEqual([
+      { level: 1, title: '독립된 감사인의 감사보고서', parent: -1 },
+      { level: 1, title: '(첨부)재무제표', parent: -1 },
+      { level: 2, title: '주석', parent: 1 },
+    ]);
+    const [report, statements, notes] = document.sections;
+    expect(linesText(document, report.firstLine, report.endLine)).toBe('독립된 감사인의 감사보고서\n의견거절');
+    // A statement's title inside its table group is no section title.
+    expect(linesText(document, notes.firstLine, notes.endLine)).toBe('주석\n1. 일반사항\n회사는 …');
+    expect(statements.firstLine).toBeLessThan(notes.firstLine);
+    expect(statements.endLine).toBe(notes.endLine);
+  });
+
+  it('keeps every cell of a table in place, with its spans, tags and group, and the line before it as caption', () => {
+    const document = parseDartDocument(markup);
+    const statement = document.tables.find((table) => table.group === 'PIS-2:A')!;
+    expect(statement).toMatchObject({ cover: false, caption: '손 익 계 산 서', section: 1 });
+    expect(statement.rows[0]).toMatchObject({ head: true, cells: [{ text: '과 목', tag: 'th' }, { text: '제 5(당) 기', colSpan: 2 }] });
+    // The empty sub-total cell stays: the amount is under the second column of its period.
+    expect(statement.rows[1].cells.map((cell) => [cell.text, cell.tag, cell.acode, cell.adelim])).toEqual([
+      ['Ⅰ.매출액', 'te', '12100000010000', 0],
+      ['', 'te', undefined, 1],
+      ['1,000', 'te', undefined, 2],
+    ]);
+    expect(document.lines.slice(statement.firstLine, statement.endLine).map((line) => line.text)).toEqual(['과 목 | 제 5(당) 기', 'Ⅰ.매출액 | 1,000']);
+    const cover = document.tables.find((table) => table.cover)!;
+    expect(cover.rows[0].cells[0]).toMatchObject({ tag: 'tu', aunit: 'PERIODFROM', aunitValue: '20250101' });
+  });
+
+  it('marks the exchange forms\' input fields, and never lets an unclosed title swallow its section', () => {
+    const document = parseDartDocument(
+      '<table><tr><td><span>계약금액(원)</span></td><td><span class="xforms_input">1,000</span></td></tr></table><SECTION-1><TITLE>1. 개요<P>본문</P></SECTION-1>',
+    );
+    expect(document.tables[0].rows[0].cells.map((cell) => cell.input)).toEqual([false, true]);
+    expect(document.sections[0].title).toBe('1. 개요');
+    expect(documentText(document)).toBe('계약금액(원) | 1,000\n1. 개요\n본문');
   });
 });
