@@ -206,6 +206,19 @@ function contextFor(rng: Prng, { filing, company }: DocumentSubject): Context {
   };
 }
 
+/** A report of a business year ("사업보고서 (2025.12)", "감사보고서 (2025.12)"): the cover tags the year, as real covers do. */
+function coverPeriod(reportName: string): Cell[][] {
+  const month = /\((\d{4})\.(\d{2})\)/.exec(reportName);
+  if (month === null) return [];
+  const year = Number(month[1]);
+  // A year ending in March runs from April of the year before.
+  const [from, to] = month[2] === '03' ? [`${year - 1}0401`, `${year}0331`] : [`${year}0101`, `${year}1231`];
+  return [
+    ['사업연도', { text: koreanDate(from), tag: 'TU', aunit: 'PERIODFROM', aunitValue: from }, '부터'],
+    ['', { text: koreanDate(to), tag: 'TU', aunit: 'PERIODTO', aunitValue: to }, '까지'],
+  ];
+}
+
 function headOf(ctx: Context, template: Template, documentName: string): DocumentHead {
   return {
     documentName,
@@ -214,6 +227,7 @@ function headOf(ctx: Context, template: Template, documentName: string): Documen
     corpName: ctx.corpName,
     coverTitle: template.coverTitle(ctx),
     coverLines: [
+      ...coverPeriod(documentName),
       ['회사명 :', ctx.corpName],
       ['대표이사 :', ctx.ceo],
       ['본점소재지 :', ctx.address],
@@ -551,16 +565,41 @@ function supplyContract(ctx: Context): string {
   return m.toString();
 }
 
+/** The exchange's preliminary earnings form: the quarter before the filing, against the prior quarter and the same quarter a year earlier. */
 function preliminaryEarnings(ctx: Context): string {
   const { rng } = ctx;
-  const row = (label: string, share: number): Cell[] => {
-    const now = figure(ctx, share) / 100_000_000 / 4;
-    const before = now * (0.8 + 0.4 * rng.next());
-    return [label, won(now), won(before), ratio((100 * (now - before)) / before)];
+  const filed = Number(ctx.date.slice(4, 6));
+  const quarter = Math.floor((filed - 1) / 3) || 4;
+  const year = quarter === 4 && filed <= 3 ? ctx.year - 1 : ctx.year;
+  const range = (y: number, q: number): [string, string] => [
+    dashedDate(`${y}${String(q * 3 - 2).padStart(2, '0')}01`),
+    dashedDate(`${y}${String(q * 3).padStart(2, '0')}${q === 1 || q === 4 ? '31' : '30'}`),
+  ];
+  const change = (now: number, before: number): string => (before > 0 && now > 0 ? ratio((100 * (now - before)) / before) : '-');
+  const rows = (label: string, share: number): Cell[][] => {
+    const now = Math.round(figure(ctx, share) / 100_000_000 / 4);
+    const lastQuarter = Math.round(now * (0.85 + 0.3 * rng.next()));
+    const lastYear = Math.round(now * (0.7 + 0.5 * rng.next()));
+    return [
+      [label, '당해실적', won(now), won(lastQuarter), change(now, lastQuarter), won(lastYear), change(now, lastYear)],
+      [label, '누계실적', won(now * quarter), '-', '-', won(lastYear * quarter), change(now, lastYear)],
+    ];
   };
   const m = new Markup();
   m.section(1, '연결재무제표기준영업(잠정)실적(공정공시)');
-  m.table([['구분', '당해실적', '전기실적', '전기대비증감율(%)'], row('매출액', 1), row('영업이익', 0.08), row('법인세비용차감전계속사업이익', 0.075), row('당기순이익', 0.058)], { header: true, unit: '(단위 : 억원, %)' });
+  m.table([
+    ['당기실적', ...range(year, quarter)],
+    ['전년동기실적', ...range(year - 1, quarter)],
+  ]);
+  m.p('※ 동 정보는 잠정치로서 향후 확정치와는 다를 수 있음.');
+  m.table([
+    ['1. 연결실적내용', '단위 : 억원, %'],
+    ['구분', '', '당기실적', '전기실적', '전기대비증감율(%)', '전년동기실적', '전년동기대비증감율(%)'],
+    ...rows('매출액', 1),
+    ...rows('영업이익', 0.08),
+    ...rows('법인세비용차감전계속사업이익', 0.075),
+    ...rows('당기순이익', 0.058),
+  ]);
   m.table([['정보제공자', 'IR팀'], ['정보제공대상자', '국내외 투자자 및 언론'], ['정보제공(예정)일시', `${koreanDate(ctx.date)} 기업설명회 이후`]]);
   m.p('※ 상기 실적은 외부감사인의 검토가 완료되지 않은 잠정 수치로, 검토 결과에 따라 달라질 수 있습니다.');
   return m.toString();

@@ -1,7 +1,7 @@
 import { escapeXml } from './corp-code-document';
 
-/** A table cell: plain text is a TD (or a TE when it reads as a figure); the tag can be given. */
-export type Cell = string | { text: string; tag: 'TD' | 'TH' | 'TE' | 'TU' };
+/** A table cell: plain text is a TD (or a TE when it reads as a figure); the tag can be given, and a TU's tag and value. */
+export type Cell = string | { text: string; tag: 'TD' | 'TH' | 'TE' | 'TU'; aunit?: string; aunitValue?: string };
 
 /** Figures as DART writes them in cells: digits with commas, decimals, parentheses or △ for negatives. */
 const FIGURE = /^[△(-]?[\d,]+(\.\d+)?\)?%?$/;
@@ -68,8 +68,10 @@ export class Markup {
     this.parts.push('<TABLE BORDER="1" WIDTH="600" ACLASS="NORMAL"><TBODY>');
     rows.forEach((row, index) => {
       const cells = row.map((cell) => {
-        const { text, tag } = typeof cell === 'string' ? { text: cell, tag: index === 0 && options.header ? 'TH' : FIGURE.test(cell) ? 'TE' : 'TD' } : cell;
-        const align = tag === 'TE' ? ' ALIGN="RIGHT"' : tag === 'TU' ? ' AUNIT="SHARE_KIND"' : '';
+        const { text, tag, aunit, aunitValue } =
+          typeof cell === 'string' ? { text: cell, tag: index === 0 && options.header ? 'TH' : FIGURE.test(cell) ? 'TE' : 'TD', aunit: undefined, aunitValue: undefined } : cell;
+        const align =
+          tag === 'TE' ? ' ALIGN="RIGHT"' : tag === 'TU' ? ` AUNIT="${aunit ?? 'SHARE_KIND'}"${aunitValue === undefined ? '' : ` AUNITVALUE="${aunitValue}"`}` : '';
         return `<${tag}${align}>${this.text(text)}</${tag}>`;
       });
       this.parts.push(`<TR>${cells.join('')}</TR>`);
@@ -99,8 +101,8 @@ export interface DocumentHead {
   corpName: string;
   /** COVER-TITLE: the form's name, letter-spaced on the printed cover. */
   coverTitle: string;
-  /** Label and value lines of the cover (company, CEO, address…). */
-  coverLines: ReadonlyArray<readonly [string, string]>;
+  /** Label and value lines of the cover (company, CEO, address, the period a report covers…). */
+  coverLines: ReadonlyArray<readonly Cell[]>;
   /** SUMMARY extractions: machine-read metadata, not content. */
   summary: ReadonlyArray<readonly [string, string]>;
   /** YYYYMMDD of the form version in FORMULA-VERSION. */
@@ -110,7 +112,7 @@ export interface DocumentHead {
 /** The whole document: declaration, header metadata, cover and body, as DART files it. */
 export function dartDocument(head: DocumentHead, body: string, encodingLabel: string): string {
   const cover = new Markup();
-  cover.table(head.coverLines.map(([label, value]) => [label, value]));
+  cover.table(head.coverLines);
   return [
     `<?xml version="1.0" encoding="${encodingLabel}"?>`,
     '<DOCUMENT xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="dart4.xsd">',

@@ -13,7 +13,8 @@ import { ANALYSIS_SETTLED, type AnalysisSettledEvent } from './analysis-events';
 import { AnalysisQueue, type ClaimedAnalysis } from './analysis-queue';
 import { Analyzer, AnalyzerError } from './analyzers/analyzer';
 import { DartClient } from '../upstream/dart/dart-client';
-import { extractDocumentText, fitToModel, MAX_MODEL_CHARS } from './document/document-text';
+import { analysisInput, withFactKeyFigures } from './brief/filing-brief';
+import { readFilingDocument } from './document/document-text';
 import { SchedulerSettings } from './scheduler-settings';
 
 /** How often an idle scheduler looks for work that became claimable (backoffs, expired leases, other instances). */
@@ -183,23 +184,17 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     this.pool.fill();
   }
 
-  /** One attempt at one filing: document → text → analyzer → stored result. */
+  /** One attempt at one filing: document → facts and the text a model reads → analyzer → stored result. */
   private async process(job: ClaimedAnalysis): Promise<void> {
     const startedAt = performance.now();
     try {
       const zip = await this.dart.document(job.rceptNo, 'analysisDocument');
-      const { text } = await extractDocumentText(zip, job.rceptNo);
-      const fitted = fitToModel(text, MAX_MODEL_CHARS);
-      const output = await this.analyzer.analyze({
-        rceptNo: job.rceptNo,
-        corpName: job.corpName,
-        reportName: job.reportName,
-        rceptDt: job.rceptDt,
-        text: fitted.text,
-        docLength: text.length,
-        truncated: fitted.truncated,
-      });
-      if (!(await this.queue.complete(this.workerId, job.rceptNo, { output, docLength: text.length, truncated: fitted.truncated }))) {
+      const { document } = await readFilingDocument(zip, job.rceptNo);
+      const input = analysisInput({ rceptNo: job.rceptNo, corpName: job.corpName, reportName: job.reportName, rceptDt: job.rceptDt }, document);
+      const answer = await this.analyzer.analyze(input);
+      // Whatever the analyzer wrote, the key figures lead with the ones read from the filing's tables.
+      const output = { ...answer, result: withFactKeyFigures(answer.result, input) };
+      if (!(await this.queue.complete(this.workerId, job.rceptNo, { output, docLength: input.docLength, truncated: input.truncated }))) {
         this.logger.warn(`analysis of ${job.rceptNo} finished after its lease was taken over; result dropped`);
       } else {
         this.logger.debug(`analysis of ${job.rceptNo} completed`);

@@ -32,6 +32,18 @@ export class AnalysisKeyFigureDto implements AnalysisKeyFigure {
 
   @ApiProperty({ type: String, nullable: true, example: '원', maxLength: L.unitMaxChars, description: 'null when the figure has no unit' })
   unit: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    // Results stored with schema_version 1 have none.
+    required: false,
+    example: '2025-01-01~2025-12-31',
+    maxLength: L.periodMaxChars,
+    description:
+      'The period the figure belongs to: YYYY-MM-DD~YYYY-MM-DD for revenue and profit, YYYY-MM-DD for a balance such as total assets; null for a decision\'s figures (a contract amount, a ratio). Absent in results of schema_version 1.',
+  })
+  period: string | null;
 }
 
 export class AnalysisImpactDto implements AnalysisImpact {
@@ -46,7 +58,11 @@ export class AnalysisImpactDto implements AnalysisImpact {
 }
 
 export class AnalysisResultDto implements AnalysisResult {
-  @ApiProperty({ enum: [ANALYSIS_SCHEMA_VERSION], type: 'integer', description: 'Version of this structure' })
+  @ApiProperty({
+    enum: [1, ANALYSIS_SCHEMA_VERSION],
+    type: 'integer',
+    description: `Version of this structure: ${ANALYSIS_SCHEMA_VERSION} for new analyses; results stored with 1 (before key figures had a period) are served as they were written`,
+  })
   schema_version: typeof ANALYSIS_SCHEMA_VERSION;
 
   @ApiProperty({ maxLength: L.headlineMaxChars, description: 'The one-liner', example: '가나다전자, 520억원 규모 반도체 장비 공급계약 체결' })

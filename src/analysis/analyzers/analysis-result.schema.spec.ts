@@ -37,7 +37,7 @@ describe('the analysis result schema', () => {
   describe('as JSON Schema for the models', () => {
     const objects = objectNodes(analysisResultJsonSchema);
 
-    it('has the top-level fields, version 1 as the only allowed version', () => {
+    it('has the top-level fields, version 2 as the only allowed version', () => {
       expect(Object.keys(analysisResultJsonSchema.properties)).toEqual([
         'schema_version',
         'headline',
@@ -49,7 +49,7 @@ describe('the analysis result schema', () => {
         'key_figures',
         'risks',
       ]);
-      expect(analysisResultJsonSchema.properties.schema_version).toMatchObject({ type: 'integer', enum: [1] });
+      expect(analysisResultJsonSchema.properties.schema_version).toMatchObject({ type: 'integer', enum: [2] });
       expect(analysisResultJsonSchema.properties.category).toMatchObject({ type: 'string', enum: [...ANALYSIS_CATEGORIES] });
     });
 
@@ -71,11 +71,13 @@ describe('the analysis result schema', () => {
       expect(analysisResultJsonSchema.properties.headline).toMatchObject({ description: expect.stringContaining('100자') });
     });
 
-    it('lets a key figure be a number or text, and its unit null', () => {
+    it('lets a key figure be a number or text, and its unit and period null', () => {
       const figure = (analysisResultJsonSchema.properties.key_figures as Node).items as Node;
       const properties = figure.properties as Node;
+      expect(Object.keys(properties)).toEqual(['label', 'value', 'unit', 'period']);
       expect(properties.value).toEqual({ anyOf: [{ type: 'number' }, { type: 'string' }], description: expect.any(String) });
       expect(properties.unit).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] });
+      expect(properties.period).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }], description: expect.stringContaining('YYYY-MM-DD') });
     });
   });
 
@@ -85,7 +87,7 @@ describe('the analysis result schema', () => {
       const result = parseAnalysisResult(answer);
       expect(result.headline).toBe('에이비씨케미칼, 520억원 공급계약');
       expect(result).not.toHaveProperty('confidence');
-      expect(result.key_figures[2]).toEqual({ label: '계약기간', value: '2025-03-14 ~ 2026-12-31', unit: null });
+      expect(result.key_figures[2]).toEqual({ label: '계약기간', value: '2025-03-14 ~ 2026-12-31', unit: null, period: null });
     });
 
     it('accepts a headline of exactly 100 characters and refuses 101 (it is never cut)', () => {
@@ -101,11 +103,12 @@ describe('the analysis result schema', () => {
       ['an unknown impact direction', { impact: { level: 'high', direction: 'sideways', reason: '이유' } }, /impact\.direction/],
       ['one key point', { key_points: ['하나뿐'] }, /key_points/],
       ['seven key points', { key_points: ['1', '2', '3', '4', '5', '6', '7'] }, /key_points/],
-      ['nine key figures', { key_figures: Array.from({ length: 9 }, () => ({ label: '수', value: 1, unit: null })) }, /key_figures/],
+      ['nine key figures', { key_figures: Array.from({ length: 9 }, () => ({ label: '수', value: 1, unit: null, period: null })) }, /key_figures/],
+      ['a key figure without its period (version 1)', { key_figures: [{ label: '수', value: 1, unit: null }] }, /key_figures\.0\.period/],
       ['six risks', { risks: ['1', '2', '3', '4', '5', '6'] }, /risks/],
       ['an empty summary', { summary: '   ' }, /summary/],
-      ['version 2', { schema_version: 2 }, /schema_version/],
-      ['a figure value of the wrong type', { key_figures: [{ label: '수', value: true, unit: '원' }] }, /key_figures\.0\.value/],
+      ['version 1', { schema_version: 1 }, /schema_version/],
+      ['a figure value of the wrong type', { key_figures: [{ label: '수', value: true, unit: '원', period: null }] }, /key_figures\.0\.value/],
     ])('refuses %s as a transient failure', (_name, change, field) => {
       const error = failureOf(() => parseAnalysisResult({ ...validAnswer(), ...change }));
       expect(error.transient).toBe(true);

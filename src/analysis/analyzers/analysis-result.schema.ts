@@ -8,9 +8,10 @@ import { AnalyzerError } from './analyzer';
  * `analysis-result.dto.ts` mirrors it, and a test keeps the two equal).
  *
  * Changing a field's meaning or shape means a new `schema_version`: stored rows
- * keep the version they were written with.
+ * keep the version they were written with. Version 2 gave every key figure its
+ * `period`; version 1 rows have key figures without one.
  */
-export const ANALYSIS_SCHEMA_VERSION = 1;
+export const ANALYSIS_SCHEMA_VERSION = 2;
 
 export const ANALYSIS_CATEGORIES = [
   'earnings',
@@ -62,6 +63,7 @@ export const ANALYSIS_LIMITS = {
   figureLabelMaxChars: 60,
   figureTextMaxChars: 60,
   unitMaxChars: 20,
+  periodMaxChars: 40,
 } as const;
 
 const L = ANALYSIS_LIMITS;
@@ -82,6 +84,11 @@ const keyFigureSchema = z.object({
   unit: line(L.unitMaxChars)
     .nullable()
     .describe('단위 (예: 원, 억원, 백만원, 주, %, 배). 단위가 없으면 null'),
+  period: line(L.periodMaxChars)
+    .nullable()
+    .describe(
+      '수치가 속한 기간. 기간 동안의 값(매출액, 이익)은 YYYY-MM-DD~YYYY-MM-DD, 시점의 값(자산총계)은 YYYY-MM-DD. 결정의 수치(계약금액, 비율)처럼 기간이 없으면 null',
+    ),
 });
 
 const impactSchema = z.object({
@@ -91,7 +98,7 @@ const impactSchema = z.object({
 });
 
 export const analysisResultSchema = z.object({
-  schema_version: z.literal(ANALYSIS_SCHEMA_VERSION).describe('결과 형식의 버전. 항상 1'),
+  schema_version: z.literal(ANALYSIS_SCHEMA_VERSION).describe(`결과 형식의 버전. 항상 ${ANALYSIS_SCHEMA_VERSION}`),
   headline: line(L.headlineMaxChars).describe(
     `한 줄 요약. 회사명과 공시의 핵심(무엇을, 얼마나)을 담은 ${L.headlineMaxChars}자 이내의 한 문장`,
   ),
@@ -113,7 +120,7 @@ export const analysisResultSchema = z.object({
     .array(keyFigureSchema)
     .min(L.keyFigures.min)
     .max(L.keyFigures.max)
-    .describe(`원문에 있는 핵심 수치 최대 ${L.keyFigures.max}개. 원문에 없는 수치는 넣지 않는다`),
+    .describe(`원문에 있는 핵심 수치 최대 ${L.keyFigures.max}개, 각각 기간과 단위와 함께. 원문에 없는 수치는 넣지 않는다`),
   risks: z
     .array(line(L.itemMaxChars))
     .min(L.risks.min)

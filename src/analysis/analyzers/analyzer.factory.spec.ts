@@ -7,7 +7,7 @@ import { AnalyzersModule } from './analyzers.module';
 import { AnthropicAnalyzer } from './anthropic.analyzer';
 import { BuiltinAnalyzer } from './builtin.analyzer';
 import { OpenAiAnalyzer } from './openai.analyzer';
-import { SUPPLY_CONTRACT } from '../../../local/doubles/filing-texts';
+import { SUPPLY_CONTRACT } from '../../../local/doubles/filing-documents';
 import { validAnswer } from '../../../local/doubles/analysis-answers';
 import { startModelServerDouble } from '../../../local/doubles/model-server-double';
 import { Metrics } from '../../metrics/metrics';
@@ -31,7 +31,7 @@ describe('createAnalyzer', () => {
     const log = new CapturedLog();
     const analyzer = createAnalyzer(loadConfig({}).ai, log);
     expect(analyzer).toBeInstanceOf(BuiltinAnalyzer);
-    expect(log.lines).toEqual([expect.stringMatching(/^debug: analyzer: builtin \(extractive-v1\): no AI model is used/)]);
+    expect(log.lines).toEqual([expect.stringMatching(/^debug: analyzer: builtin \(extractive-v2\): no AI model is used/)]);
   });
 
   it('runs the OpenAI analyzer with the configured model and base URL, never logging the key', () => {

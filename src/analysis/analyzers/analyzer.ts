@@ -1,17 +1,29 @@
 import type { AiProvider } from '../analysis.config';
+import type { FilingFacts } from '../facts/filing-facts';
+import type { AnalysisResult } from './analysis-result.schema';
 
-/** What an analyzer is given: the filing's metadata and its text, already cut to fit. */
+/**
+ * What an analyzer is given (src/analysis/brief/filing-brief.ts builds it): the filing's metadata,
+ * the facts read from its structure, and the text a model reads, chosen to fit.
+ */
 export interface AnalysisInput {
   rceptNo: string;
   corpName: string;
   reportName: string;
   /** YYYYMMDD */
   rceptDt: string;
-  /** Plain text of the main document, possibly cut (see `truncated`). */
+  /** Plain text of the main document, whole or the sections chosen for its family (see `truncated`). */
   text: string;
-  /** Length of the whole document text, before any cut. */
+  /** Length of the whole document text, before any choice. */
   docLength: number;
+  /** Part of the document was left out of `text`. */
   truncated: boolean;
+  /** The sections left out of `text`, by their titles. */
+  omittedSections: string[];
+  /** What the filing states: family, period, main financial lines, audit opinion, an event's decision. */
+  facts: FilingFacts;
+  /** The facts in Korean, one line each, exact numbers with unit and period: what a prompt gives first. */
+  factLines: string[];
 }
 
 export interface AnalyzerUsage {
@@ -20,7 +32,7 @@ export interface AnalyzerUsage {
 }
 
 /** A validated analysis: `result` follows the versioned schema, `oneLiner` is at most 100 characters. */
-export interface AnalyzerOutput<Result = Record<string, unknown>> {
+export interface AnalyzerOutput<Result = AnalysisResult> {
   oneLiner: string;
   result: Result;
   provider: AiProvider;

@@ -3,7 +3,7 @@ import { AnalyzerError } from './analyzer';
 import { AnthropicAnalyzer } from './anthropic.analyzer';
 import { SYSTEM_PROMPT } from './prompts';
 import { validAnswer } from '../../../local/doubles/analysis-answers';
-import { RIGHTS_OFFERING } from '../../../local/doubles/filing-texts';
+import { RIGHTS_OFFERING } from '../../../local/doubles/filing-documents';
 import { type ModelServerDouble, startModelServerDouble } from '../../../local/doubles/model-server-double';
 import { rejectionOf } from '../../../local/doubles/rejection';
 

@@ -1,26 +1,20 @@
+import { factKeyFigures } from '../brief/fact-lines';
+import { formatChange, formatEventFact, formatFinancial, itemName } from '../brief/fact-format';
+import { cutAtWord, oneLiner, reportTitle } from '../brief/one-liner';
+import type { FilingFacts } from '../facts/filing-facts';
 import {
   ANALYSIS_CATEGORY_LABELS,
   ANALYSIS_LIMITS as L,
   ANALYSIS_SCHEMA_VERSION,
-  type AnalysisKeyFigure,
   type AnalysisResult,
   parseAnalysisResult,
 } from './analysis-result.schema';
 import { Analyzer, type AnalysisInput, type AnalyzerOutput } from './analyzer';
-import {
-  cutAtWord,
-  extractFigures,
-  type Figure,
-  formatFigure,
-  renderSegment,
-  type Segment,
-  splitSegments,
-  toWon,
-} from './builtin/filing-text';
-import { BOILERPLATE, classify, FIGURE_KEYWORDS, judge, RISK_WORDS, SENTENCE_KEYWORDS } from './builtin/rules';
+import { renderSegment, type Segment, splitSegments } from './builtin/filing-text';
+import { BOILERPLATE, categoryOf, judge, REPORT_BOILERPLATE, REPORT_RISK_WORDS, RISK_WORDS, SENTENCE_KEYWORDS } from './builtin/rules';
 import { formatKoreanDate } from './prompts';
 
-export const BUILTIN_MODEL = 'extractive-v1';
+export const BUILTIN_MODEL = 'extractive-v2';
 
 const KEY_POINTS_WANTED = 4;
 const KEY_POINT_MAX_CHARS = 200;
@@ -29,15 +23,15 @@ const SENTENCE_MIN_CHARS = 8;
 interface ScoredSegment {
   segment: Segment;
   score: number;
-  figure?: Figure;
 }
 
 /**
- * Analyzes without a model, offline and deterministically: it keeps the sentences
- * and table rows that score highest (report keywords, figures, dates, position),
- * the figures that matter most, a category from the report name, and sentiment and
- * impact from documented rules (`builtin/rules.ts`). The summary says that no model
- * wrote it. Same input, same output.
+ * Analyzes without a model, offline and deterministically. The headline states the fact the
+ * filing exists for, and every number in it, the key points and the key figures is one the facts
+ * reader took from the filing's tags and tables (src/analysis/facts/), with its period and unit;
+ * nothing is picked out of running text. Around the facts: the sentences of the filing that score
+ * highest (report keywords, position), a category, and sentiment and impact from documented rules
+ * (`builtin/rules.ts`). The summary says that no model wrote it. Same input, same output.
  */
 export class BuiltinAnalyzer extends Analyzer {
   readonly provider = 'builtin' as const;
@@ -56,25 +50,29 @@ export class BuiltinAnalyzer extends Analyzer {
   }
 
   private build(input: AnalysisInput): AnalysisResult {
+    const { facts } = input;
     const title = reportTitle(input.reportName);
-    // The title line repeats the report name; it is no key point.
     const titleKey = compact(input.reportName);
     const segments = splitSegments(input.text);
-    const allFigures = extractFigures(segments);
-    const figures = rankFigures(allFigures, segments.length);
-    const category = classify(input.reportName, input.text);
-    const judgement = judge(category, input.reportName, input.text, segments, figures);
-    const scored = scoreSegments(segments, allFigures).filter((item) => !titleKey.includes(compact(item.segment.text)));
+    // Statements and their notes are read by the facts reader; their rows would only repeat numbers out of context.
+    const withRows = facts.financials.length === 0;
+    const scored = scoreSegments(segments)
+      .filter((item) => withRows || !item.segment.isTableRow)
+      .filter((item) => !titleKey.includes(compact(item.segment.text)));
+    const category = categoryOf(facts, input.reportName, input.text);
+    const judgement = judge(category, facts, input.reportName, input.text);
 
     const candidates = scored
       .filter((item) => !BOILERPLATE.test(item.segment.text))
       .sort((a, b) => b.score - a.score || a.segment.index - b.segment.index);
+    const factPoints = input.factLines.slice(0, KEY_POINTS_WANTED).map((line) => cutAtWord(line, KEY_POINT_MAX_CHARS));
+    const wanted = Math.max(L.keyPoints.min - factPoints.length, KEY_POINTS_WANTED - factPoints.length, 0);
     // Points that matter; a short notice, where little scores, gets its best lines up to the minimum.
-    const strong = candidates.filter((item) => item.score > 1).slice(0, KEY_POINTS_WANTED);
-    const picked = (strong.length >= L.keyPoints.min ? strong : candidates.slice(0, L.keyPoints.min)).sort(
+    const strong = candidates.filter((item) => item.score > 1).slice(0, wanted);
+    const picked = (factPoints.length + strong.length >= L.keyPoints.min ? strong : candidates.slice(0, wanted)).sort(
       (a, b) => a.segment.index - b.segment.index,
     );
-    const keyPoints = unique(picked.map((item) => cutAtWord(renderSegment(item.segment, item.figure), KEY_POINT_MAX_CHARS)));
+    const keyPoints = unique([...factPoints, ...picked.map((item) => cutAtWord(renderSegment(item.segment), KEY_POINT_MAX_CHARS))]);
     // A short notice may have fewer sentences worth keeping than the schema's minimum.
     const fallbacks = [
       `${input.corpName}의 '${title}' 공시 (${formatKoreanDate(input.rceptDt)} 접수).`,
@@ -84,26 +82,16 @@ export class BuiltinAnalyzer extends Analyzer {
 
     return {
       schema_version: ANALYSIS_SCHEMA_VERSION,
-      headline: headline(input.corpName, title, figures[0]),
-      summary: summary(input, title, scored, figures),
+      headline: oneLiner(facts, input.corpName, input.reportName),
+      summary: summary(input, title, scored),
       key_points: keyPoints.slice(0, L.keyPoints.max),
       category,
       sentiment: judgement.sentiment,
       impact: { level: judgement.level, direction: judgement.direction, reason: cutAtWord(judgement.reason, L.itemMaxChars) },
-      key_figures: figures.slice(0, L.keyFigures.max).map(toKeyFigure),
+      key_figures: factKeyFigures(facts),
       risks: risks(input, category, scored),
     };
   }
-}
-
-/** "[기재정정]주요사항보고서(유상증자결정)" → "[정정] 유상증자 결정" */
-export function reportTitle(reportName: string): string {
-  const corrected = /정정/.test(reportName.match(/^\s*\[[^\]]*\]/)?.[0] ?? '');
-  let title = reportName.replace(/^\s*(\[[^\]]*\]\s*)+/, '').trim();
-  const inner = /^주요사항보고서\s*\((.+)\)$/.exec(title);
-  if (inner) title = inner[1];
-  title = title.replace(/(?<=[가-힣])(결정|체결)$/, ' $1');
-  return corrected ? `[정정] ${title}` : title;
 }
 
 function compact(text: string): string {
@@ -115,108 +103,59 @@ function keywordSum(text: string, keywords: readonly (readonly [string, number])
   return keywords.reduce((sum, [word, weight]) => (text.includes(word) ? sum + weight : sum), 0);
 }
 
-/** Figure names: the strongest keyword counts, lowered by the strongest negative one (액면, 최근 매출액). */
-function figureWeight(label: string): number {
-  let best = 0;
-  let worst = 0;
-  for (const [word, weight] of FIGURE_KEYWORDS) {
-    if (!label.includes(word)) continue;
-    best = Math.max(best, weight);
-    worst = Math.min(worst, weight);
-  }
-  return best + worst;
-}
-
-/** Most important first: the figure's name, money over counts, then earlier in the filing. */
-function rankFigures(figures: Figure[], segmentCount: number): Figure[] {
-  const weight = (figure: Figure): number => {
-    const named = figureWeight(figure.label);
-    const unit = toWon(figure) !== null ? 2 : figure.unit === '%' ? 1.5 : 1;
-    const early = segmentCount > 0 ? 1 - figure.segment / segmentCount : 0;
-    return named + unit + early;
-  };
-  const weights = new Map(figures.map((figure) => [figure, weight(figure)]));
-  const ranked = figures
-    .map((figure, order) => ({ figure, order }))
-    .filter(({ figure }) => (weights.get(figure) ?? 0) > 1)
-    .sort((a, b) => (weights.get(b.figure) ?? 0) - (weights.get(a.figure) ?? 0) || a.order - b.order)
-    .map(({ figure }) => figure);
-  const kept: Figure[] = [];
-  // Only the leaders can make the list; comparing every pair of a long report's figures would be quadratic.
-  for (const figure of ranked.slice(0, 4 * L.keyFigures.max)) if (!kept.some((other) => sameFigure(other, figure))) kept.push(figure);
-  return kept;
-}
-
-/**
- * The same amount told twice: 매출액 1조 2,345억원 in a sentence and 1,234,567 백만원
- * in the table, or a sentence restating a form field. Two fields of a form with
- * equal amounts (시설자금 and 운영자금 of 100억원 each) stay apart.
- */
-function sameFigure(a: Figure, b: Figure): boolean {
-  const wonA = toWon(a);
-  const wonB = toWon(b);
-  const close =
-    wonA !== null && wonB !== null
-      ? Math.abs(wonA - wonB) <= 0.01 * Math.max(Math.abs(wonA), Math.abs(wonB))
-      : a.unit === b.unit && a.value === b.value;
-  return close && (!a.inTable || !b.inTable || headlineLabel(a) === headlineLabel(b));
-}
-
-/** The figure's name in the headline: the investor's word for it (계약금액, 신주, 매출액) when the label has one. */
-function headlineLabel(figure: Figure): string {
-  const words = FIGURE_KEYWORDS.filter(([word, weight]) => weight > 0 && figure.label.includes(word)).map(([word]) => word);
-  return words.sort((a, b) => b.length - a.length)[0] ?? figure.shortLabel;
-}
-
-function scoreSegments(segments: readonly Segment[], figures: readonly Figure[]): ScoredSegment[] {
+function scoreSegments(segments: readonly Segment[]): ScoredSegment[] {
   const count = segments.length;
-  const figureOf = new Map<number, Figure>();
-  for (const figure of figures) if (!figureOf.has(figure.segment)) figureOf.set(figure.segment, figure);
   return segments
     .filter((segment) => segment.text.length >= SENTENCE_MIN_CHARS)
     .map((segment) => {
-      const figure = figureOf.get(segment.index);
       let score = Math.min(keywordSum(segment.text, SENTENCE_KEYWORDS), 8);
-      if (figure) score += 2 + Math.max(0, Math.min(figureWeight(figure.label), 4)) / 2;
       if (/\d{4}[.-]\s?\d{1,2}[.-]\s?\d{1,2}|\d{4}년\s?\d{1,2}월/.test(segment.text)) score += 0.5;
       score += 1.5 * (1 - segment.index / count);
       if (segment.text.length > 300) score -= 1;
-      return { segment, score, figure };
+      return { segment, score };
     });
 }
 
-/** Company, what was filed, and the figure that matters most when it fits. */
-function headline(corpName: string, title: string, top: Figure | undefined): string {
-  const base = `${corpName}, ${title}`;
-  if (top) {
-    const withFigure = `${base} — ${headlineLabel(top)} ${formatFigure(top)}`;
-    if (withFigure.length <= L.headlineMaxChars) return withFigure;
-  }
-  return cutAtWord(base, L.headlineMaxChars);
+/** The facts as one or two sentences: the opinion, the main lines with their change, or the decision. */
+function factSentences(facts: FilingFacts): string[] {
+  const sentences: string[] = [];
+  if (facts.opinion !== null) sentences.push(`감사의견은 ${facts.opinion.value}${facts.auditor === null ? '' : `(감사인 ${facts.auditor})`}입니다.`);
+  const lines = (['revenue', 'operating_profit', 'net_profit'] as const).flatMap((item) => {
+    const current = facts.financials.find((fact) => fact.item === item && fact.term === 'current');
+    if (current === undefined) return [];
+    const prior = facts.financials.find((fact) => fact.item === item && fact.term === 'prior');
+    const change = formatChange(current, prior);
+    return [`${itemName(current)} ${formatFinancial(current)}${change === null ? '' : `(전기 대비 ${change})`}`];
+  });
+  if (lines.length > 0) sentences.push(`${lines.join(', ')}입니다.`);
+  const decision = facts.event.filter((fact) => fact.role !== 'subject').slice(0, 4);
+  if (decision.length > 0) sentences.push(`${decision.map((fact) => `${fact.name} ${formatEventFact(fact)}`).join(', ')}.`);
+  return sentences;
 }
 
-function summary(input: AnalysisInput, title: string, scored: readonly ScoredSegment[], figures: readonly Figure[]): string {
-  const sentences = [`${formatKoreanDate(input.rceptDt)}, ${input.corpName}의 '${title}' 공시입니다.`];
+function summary(input: AnalysisInput, title: string, scored: readonly ScoredSegment[]): string {
+  const sentences = [`${formatKoreanDate(input.rceptDt)}, ${input.corpName}의 '${title}' 공시입니다.`, ...factSentences(input.facts)];
   const lead = scored
-    .filter((item) => item.score > 2 && !BOILERPLATE.test(item.segment.text))
+    .filter((item) => item.score > 2 && !item.segment.isTableRow && !BOILERPLATE.test(item.segment.text))
     .sort((a, b) => b.score - a.score || a.segment.index - b.segment.index)[0];
-  if (lead) sentences.push(asSentence(cutAtWord(renderSegment(lead.segment, lead.figure), 250)));
-  if (figures.length > 0) {
-    const named = figures.slice(0, 3).map((figure) => `${figure.label} ${formatFigure(figure)}`);
-    sentences.push(`주요 수치는 ${named.join(', ')}입니다.`);
-  }
+  if (lead) sentences.push(asSentence(cutAtWord(unbulleted(lead.segment.text), 250)));
   const note = input.truncated
-    ? `원문이 길어 ${input.docLength.toLocaleString('en-US')}자 중 일부만 분석했으며, AI 모델 없이 원문에서 문장과 수치를 골라 만든 자동 요약입니다.`
-    : 'AI 모델 없이 원문에서 문장과 수치를 골라 만든 자동 요약입니다.';
+    ? `원문이 길어 ${input.docLength.toLocaleString('en-US')}자 중 일부만 분석했으며, AI 모델 없이 원문의 표와 문장에서 골라 만든 자동 요약입니다.`
+    : 'AI 모델 없이 원문의 표와 문장에서 골라 만든 자동 요약입니다.';
   return cutAtWord([...sentences.slice(0, 3), note].join(' '), L.summaryMaxChars);
 }
 
 function risks(input: AnalysisInput, category: string, scored: readonly ScoredSegment[]): string[] {
+  const report = input.facts.family === 'audit' || input.facts.family === 'periodic';
+  const isRisk = (text: string): boolean => (report ? REPORT_RISK_WORDS.test(text) && !REPORT_BOILERPLATE.test(text) : RISK_WORDS.test(text));
   const found = scored
-    .filter((item) => RISK_WORDS.test(item.segment.text) && !BOILERPLATE.test(item.segment.text))
+    .filter((item) => !item.segment.isTableRow && isRisk(item.segment.text) && !BOILERPLATE.test(item.segment.text))
     .sort((a, b) => b.score - a.score || a.segment.index - b.segment.index)
     .slice(0, 3)
-    .map((item) => cutAtWord(renderSegment(item.segment, item.figure), KEY_POINT_MAX_CHARS));
+    .map((item) => cutAtWord(unbulleted(item.segment.text), KEY_POINT_MAX_CHARS));
+  const opinion = input.facts.opinion?.value;
+  if (opinion === '의견거절' || opinion === '부적정') found.unshift(`감사의견 ${opinion}: 상장회사라면 상장폐지 사유에 해당할 수 있습니다.`);
+  if (opinion === '한정') found.unshift('감사의견 한정: 상장회사라면 관리종목 지정 사유에 해당할 수 있습니다.');
   if (category === 'capital_raise' && /유상증자|전환사채|신주인수권|교환사채/.test(input.reportName)) {
     found.push('신주 발행이나 사채의 주식 전환으로 기존 주주의 지분 가치가 희석될 수 있습니다.');
   }
@@ -224,8 +163,9 @@ function risks(input: AnalysisInput, category: string, scored: readonly ScoredSe
   return unique(found).slice(0, L.risks.max);
 }
 
-function toKeyFigure(figure: Figure): AnalysisKeyFigure {
-  return { label: figure.label.slice(0, L.figureLabelMaxChars), value: figure.value, unit: figure.unit };
+/** A sentence without the list mark a form put before it ("- 상기 계약금액은…"). */
+function unbulleted(text: string): string {
+  return text.replace(/^[-•·○◦▶※]\s*/, '');
 }
 
 function asSentence(text: string): string {

@@ -3,7 +3,7 @@ import { type AnalysisInput, AnalyzerError } from './analyzer';
 import { OpenAiAnalyzer } from './openai.analyzer';
 import { SYSTEM_PROMPT } from './prompts';
 import { validAnswer } from '../../../local/doubles/analysis-answers';
-import { SUPPLY_CONTRACT } from '../../../local/doubles/filing-texts';
+import { SUPPLY_CONTRACT } from '../../../local/doubles/filing-documents';
 import { type ModelServerDouble, startModelServerDouble } from '../../../local/doubles/model-server-double';
 import { rejectionOf } from '../../../local/doubles/rejection';
 
@@ -65,14 +65,19 @@ describe('OpenAiAnalyzer against an OpenAI-compatible server', () => {
     expect(messages[1].content).toContain('접수일: 2025년 3월 14일');
     expect(messages[1].content).toContain(SUPPLY_CONTRACT.text);
     expect(messages[1].content).not.toContain('일부만');
+    // The facts read from the form come before the document, exact numbers with their unit.
+    const content = messages[1].content;
+    expect(content).toContain('원문의 표와 태그에서 읽은 사실:\n- 계약명: 2차전지 양극재 공급계약\n- 계약금액: 520억원 (52,000,000,000원)');
+    expect(content.indexOf('원문의 표와 태그에서 읽은 사실')).toBeLessThan(content.indexOf('<공시원문>'));
   });
 
-  it('tells the model when the document was cut', async () => {
+  it('tells the model when the document was cut, and which sections were left out', async () => {
     server.answerWith({ status: 200, body: completion(JSON.stringify(validAnswer())) });
-    const cut: AnalysisInput = { ...SUPPLY_CONTRACT, docLength: 250_000, truncated: true };
+    const cut: AnalysisInput = { ...SUPPLY_CONTRACT, docLength: 250_000, truncated: true, omittedSections: ['II. 사업의 내용 > 3. 원재료 및 생산설비', 'XII. 상세표'] };
     await analyzer.analyze(cut);
     const messages = (server.requests[0].body as { messages: { content: string }[] }).messages;
     expect(messages[1].content).toContain(`250,000자 중 ${cut.text.length.toLocaleString('en-US')}자만`);
+    expect(messages[1].content).toContain('분량 때문에 빠진 부분: II. 사업의 내용 > 3. 원재료 및 생산설비, XII. 상세표.');
   });
 
   it('returns the parsed analysis, its headline as the one-liner, the answering model and the token usage', async () => {

@@ -1,5 +1,7 @@
 import type { AnalysisCategory, ImpactDirection, ImpactLevel, Sentiment } from '../analysis-result.schema';
-import type { Figure, Segment } from './filing-text';
+import { formatChange } from '../../brief/fact-format';
+import { toWon } from '../../facts/amounts';
+import type { EventFact, EventKind, FilingFacts } from '../../facts/filing-facts';
 
 // The rules of the extractive analyzer, as data where they can be: which words
 // make a sentence matter, which report names mean which category, how a category
@@ -21,19 +23,13 @@ export const SENTENCE_KEYWORDS: readonly (readonly [string, number])[] = [
 export const BOILERPLATE =
   /귀중|^(?:회사명|대표이사|본점\s?소재지|전화번호|홈페이지|작성\s?책임자|공시\s?책임자)\s*[:：|]|정정\s?사유|투자판단과 관련한|참고할 사항|참고사항|관련\s?공시|^※|이사회\s?결의일|참석\s?여부|감사\s?참석/;
 
-/** Words naming the figures investors look for first, with their weight; negative ones are form details. */
-export const FIGURE_KEYWORDS: readonly (readonly [string, number])[] = [
-  ['계약금액', 5], ['매출액 대비', 4], ['매출액', 4], ['영업이익', 4], ['영업손실', 4], ['당기순이익', 3], ['당기순손실', 3],
-  ['신주', 3], ['모집', 3], ['조달', 3], ['시설자금', 3], ['운영자금', 3], ['채무상환', 2], ['타법인', 2],
-  ['발행가', 3], ['권면', 4], ['전환가액', 3], ['사채', 2],
-  ['배당금', 4], ['배당', 3], ['시가배당', 3],
-  ['취득예정금액', 4], ['취득금액', 4], ['양수금액', 4], ['양도금액', 4], ['합병비율', 3], ['취득', 2], ['처분', 2],
-  ['소송가액', 4], ['청구금액', 4], ['과징금', 4],
-  ['보유비율', 3], ['지분율', 3], ['소유주식', 2], ['보유주식', 2],
-  ['자산총계', 2], ['자본총계', 1], ['부채총계', 1],
-  ['증자전', 1], ['발행주식총수', 1],
-  ['액면', -5], ['최근 매출액', -2], ['기준주가', -1], ['할인율', -1],
-];
+/**
+ * In a periodic or audit report, a risk is what the auditor or the company singles out (going-concern
+ * doubt, contingent liabilities, lawsuits, sanctions), not the standard wording of responsibilities
+ * and accounting policies that every such report repeats.
+ */
+export const REPORT_RISK_WORDS = /계속기업.{0,40}(불확실성|의문)|중요한\s*불확실성|우발부채|소송|제재|횡령|배임|과징금/;
+export const REPORT_BOILERPLATE = /책임이\s*있|결론을\s*내립니다|평가합니다|감사인의\s*책임|경영진은|식별하고|인식합니다|측정합니다/;
 
 /** Words of a sentence that states a risk. */
 export const RISK_WORDS = /위험|불확실|변동될 수|변경될 수|지연|해지|취소|철회|소송|희석|손실|적자|미확정|제재|과징금|감사의견|계속기업|우려/;
@@ -112,28 +108,24 @@ export interface Judgement {
   reason: string;
 }
 
-const RULE_NOTE = ' (모델 없이 공시 유형과 수치로 정한 규칙 기반 판단입니다.)';
+const RULE_NOTE = ' (모델 없이 공시 유형과 원문의 수치로 정한 규칙 기반 판단입니다.)';
 
 /**
- * Sentiment and impact by category, the way retail investors usually read each
- * kind of filing:
- * - new shares or convertible bonds: negative, down (dilution); high from 20% of the
- *   shares outstanding, medium from 5%; bonus issues positive; capital reductions negative;
- * - supply contracts: positive, up; high from 20% of recent sales, medium from 5%;
- *   a cancelled contract is negative;
- * - earnings and periodic reports: the direction of operating profit (sales when
- *   absent) in the sentences and table rows naming it;
- * - dividends positive; legal matters negative (high for delisting, trading halts,
- *   embezzlement, rehabilitation); treasury share purchases positive; changes of the
- *   largest shareholder and M&A mixed; governance and other notices neutral.
+ * Sentiment and impact, the way retail investors usually read each kind of filing, from the facts
+ * read off the filing's structure:
+ * - an audit opinion other than 적정: negative, down; a disclaimer or an adverse opinion is high
+ *   (a cause for delisting), a qualified one medium;
+ * - earnings and periodic reports: the direction of the operating result against the prior period
+ *   (revenue when no operating line was read); high for an earnings release that crosses zero;
+ * - new shares or convertible bonds: negative, down (dilution); high from 20% of the shares
+ *   outstanding, medium from 5%; bonus issues positive; capital reductions negative;
+ * - supply contracts: positive, up; high from 20% of recent revenue, medium from 5%; a termination
+ *   is negative;
+ * - dividends positive; legal matters negative (high for delisting, trading halts, embezzlement,
+ *   rehabilitation); treasury share purchases positive; changes of the largest shareholder and
+ *   M&A mixed; governance and other notices neutral.
  */
-export function judge(
-  category: AnalysisCategory,
-  reportName: string,
-  text: string,
-  segments: readonly Segment[],
-  figures: readonly Figure[],
-): Judgement {
+export function judge(category: AnalysisCategory, facts: FilingFacts, reportName: string, text: string): Judgement {
   const name = reportName.replace(/\s/g, '');
   const has = (pattern: RegExp): boolean => pattern.test(name) || pattern.test(text);
   const result = (sentiment: Sentiment, level: ImpactLevel, direction: ImpactDirection, reason: string): Judgement => ({
@@ -142,31 +134,48 @@ export function judge(
     direction,
     reason: reason + RULE_NOTE,
   });
+  const event = (role: EventFact['role'], pattern?: RegExp): EventFact | undefined =>
+    facts.event.find((fact) => fact.role === role && (pattern === undefined || pattern.test(fact.name)));
+
+  if (facts.opinion !== null && facts.opinion.value !== '적정') {
+    const severe = facts.opinion.value === '의견거절' || facts.opinion.value === '부적정';
+    return result(
+      'negative',
+      severe ? 'high' : 'medium',
+      'down',
+      severe
+        ? `감사의견이 ${facts.opinion.value}입니다. 상장회사라면 상장폐지 사유가 될 수 있는 가장 무거운 감사 결과입니다.`
+        : '감사의견이 한정입니다. 재무제표 일부를 감사인이 인정하지 않았다는 뜻으로, 상장회사라면 관리종목 지정 사유가 될 수 있습니다.',
+    );
+  }
 
   switch (category) {
     case 'capital_raise': {
       if (/무상증자/.test(name)) return result('positive', 'medium', 'up', '무상증자는 회사 가치를 바꾸지 않지만 유통 주식이 늘어 통상 긍정적으로 받아들여집니다.');
       if (/감자/.test(name)) return result('negative', 'medium', 'down', '감자 결정은 통상 주주에게 부정적인 신호로 받아들여집니다.');
-      const ratio = dilutionPercent(figures);
+      const ratio = dilutionPercent(facts.event);
       const level: ImpactLevel = ratio === null ? 'medium' : ratio >= 20 ? 'high' : ratio >= 5 ? 'medium' : 'low';
       const size = ratio === null ? '' : ` 새로 발행하는 주식은 기존 발행주식의 ${ratio.toFixed(1)}%입니다(원문 수치로 계산).`;
       return result('negative', level, 'down', `신주나 주식으로 바뀔 수 있는 증권의 발행으로 기존 주주의 지분이 희석될 수 있습니다.${size}`);
     }
     case 'contract': {
-      if (/해지|취소|해제/.test(name)) return result('negative', 'medium', 'down', '계약 해지는 예정된 매출이 사라진다는 뜻입니다.');
-      const share = figures.find((figure) => figure.unit === '%' && figure.label.includes('매출액 대비'));
-      const level: ImpactLevel = !share ? 'medium' : share.value >= 20 ? 'high' : share.value >= 5 ? 'medium' : 'low';
-      const size = share ? ` 계약금액은 최근 매출액의 ${share.value}%입니다.` : '';
+      if (facts.eventKind === 'contract_termination' || /해지|취소|해제/.test(name)) {
+        return result('negative', 'medium', 'down', '계약 해지는 예정된 매출이 사라진다는 뜻입니다.');
+      }
+      const share = event('ratio', /매출액/);
+      const value = typeof share?.value === 'number' ? share.value : null;
+      const level: ImpactLevel = value === null ? 'medium' : value >= 20 ? 'high' : value >= 5 ? 'medium' : 'low';
+      const size = value === null ? '' : ` 계약금액은 최근 매출액의 ${value}%입니다.`;
       return result('positive', level, 'up', `새 공급계약은 앞으로의 매출로 이어질 수 있습니다.${size}`);
     }
     case 'earnings':
     case 'periodic': {
-      const trend = earningsTrend(segments);
-      const strong = has(/흑자전환|적자전환/);
-      const level: ImpactLevel = category === 'earnings' ? (strong ? 'high' : 'medium') : 'low';
-      if (trend > 0) return result('positive', level, 'up', '실적 관련 문장과 표에서 이익이나 매출이 늘어난 것으로 나타납니다.');
-      if (trend < 0) return result('negative', level, 'down', '실적 관련 문장과 표에서 이익이나 매출이 줄어든 것으로 나타납니다.');
-      return result('neutral', 'low', 'unclear', '원문에서 실적의 뚜렷한 증감 방향을 찾지 못했습니다.');
+      const trend = earningsTrend(facts);
+      if (trend === null) return result('neutral', 'low', 'unclear', '원문의 표에서 이번 기와 전기의 실적을 함께 찾지 못해 증감 방향을 판단하지 않았습니다.');
+      const level: ImpactLevel = category === 'earnings' ? (trend.crossed ? 'high' : 'medium') : 'low';
+      if (trend.direction > 0) return result('positive', level, 'up', trend.said);
+      if (trend.direction < 0) return result('negative', level, 'down', trend.said);
+      return result('neutral', 'low', 'unclear', trend.said);
     }
     case 'dividend':
       return result('positive', 'low', 'up', '배당 결정은 주주에게 현금이 돌아간다는 뜻입니다.');
@@ -175,9 +184,15 @@ export function judge(
       return result('negative', severe ? 'high' : 'medium', 'down', '소송이나 제재는 비용과 불확실성을 키웁니다.');
     }
     case 'ownership':
-      if (/자기주식취득|자기주식.*취득/.test(name)) return result('positive', 'medium', 'up', '자기주식 취득은 유통 주식을 줄이고 주가를 떠받치는 요인으로 받아들여집니다.');
-      if (/자기주식처분/.test(name)) return result('neutral', 'low', 'mixed', '자기주식 처분은 시장에 나오는 주식을 늘릴 수 있습니다.');
-      if (/최대주주변경/.test(name)) return result('neutral', 'medium', 'mixed', '최대주주가 바뀌면 경영 방향이 달라질 수 있습니다.');
+      if (facts.eventKind === 'buyback' || /자기주식취득|자기주식.*취득/.test(name)) {
+        return result('positive', 'medium', 'up', '자기주식 취득은 유통 주식을 줄이고 주가를 떠받치는 요인으로 받아들여집니다.');
+      }
+      if (facts.eventKind === 'treasury_disposal' || /자기주식처분/.test(name)) {
+        return result('neutral', 'low', 'mixed', '자기주식 처분은 시장에 나오는 주식을 늘릴 수 있습니다.');
+      }
+      if (facts.eventKind === 'largest_shareholder' || /최대주주변경/.test(name)) {
+        return result('neutral', 'medium', 'mixed', '최대주주가 바뀌면 경영 방향이 달라질 수 있습니다.');
+      }
       return result('neutral', 'low', 'unclear', '주요 주주의 지분 변동을 알리는 공시입니다.');
     case 'mna':
       return result('neutral', 'medium', 'mixed', '인수·합병이나 분할은 조건에 따라 주주에게 유리할 수도 불리할 수도 있습니다.');
@@ -188,38 +203,65 @@ export function judge(
   }
 }
 
-/** New shares as a percentage of the shares outstanding before the issue, when the filing gives both. */
-function dilutionPercent(figures: readonly Figure[]): number | null {
-  const shares = figures.filter((figure) => figure.unit === '주');
-  const before = shares.find((figure) => /증자전|발행주식총수/.test(figure.label));
-  const issued = shares.find((figure) => figure !== before && /신주|발행할 주식|모집/.test(figure.label));
-  if (!before || !issued || before.value <= 0) return null;
-  return (issued.value / before.value) * 100;
+/** New shares as a percentage of the shares outstanding before the issue, when the form gives both. */
+function dilutionPercent(facts: readonly EventFact[]): number | null {
+  const shares = facts.filter((fact) => fact.role === 'shares' && typeof fact.value === 'number');
+  const before = shares.find((fact) => /증자전|발행주식총수/.test(fact.name));
+  const issued = shares.find((fact) => fact !== before);
+  if (before === undefined || issued === undefined || (before.value as number) <= 0) return null;
+  return ((issued.value as number) / (before.value as number)) * 100;
 }
 
-const UP_WORDS = /흑자전환|증가|개선|성장|상승|확대/;
-const DOWN_WORDS = /적자전환|적자지속|감소|악화|하락|축소|손실/;
-
 /**
- * +1 per sign of growth, −1 per sign of decline, in the segments about operating
- * profit (sales when none mentions it). A table row with two numbers compares the
- * first column (this period, as filings order them) with the second.
+ * The operating result against the prior period (revenue when no operating line has both terms):
+ * which way it went, how to say it, and whether it crossed zero. Null without both terms.
  */
-function earningsTrend(segments: readonly Segment[]): number {
-  const about = (metric: RegExp) => segments.filter((segment) => metric.test(segment.text));
-  let relevant = about(/영업이익|영업손실/);
-  if (relevant.length === 0) relevant = about(/매출액|당기순이익/);
-  let trend = 0;
-  for (const segment of relevant.slice(0, 10)) {
-    if (segment.isTableRow) {
-      const numbers = segment.cells
-        .filter((cell) => /^[△-]?\d[\d,]*(\.\d+)?$/.test(cell))
-        .map((cell) => (cell.startsWith('△') || cell.startsWith('-') ? -1 : 1) * Number(cell.replace(/[△,-]/g, '')));
-      if (numbers.length >= 2 && numbers[0] !== numbers[1]) trend += numbers[0] > numbers[1] ? 1 : -1;
-      continue;
-    }
-    if (UP_WORDS.test(segment.text)) trend += 1;
-    if (DOWN_WORDS.test(segment.text)) trend -= 1;
+function earningsTrend(facts: FilingFacts): { direction: number; said: string; crossed: boolean } | null {
+  for (const item of ['operating_profit', 'revenue'] as const) {
+    const current = facts.financials.find((fact) => fact.item === item && fact.term === 'current');
+    const prior = facts.financials.find((fact) => fact.item === item && fact.term === 'prior');
+    if (current === undefined || prior === undefined) continue;
+    const now = toWon(current.value, current.unit)!;
+    const before = toWon(prior.value, prior.unit)!;
+    const direction = Math.sign(now - before);
+    const change = formatChange(current, prior);
+    return { direction, said: trendSentence(item, now, before, change), crossed: Math.sign(now) !== Math.sign(before) };
   }
-  return trend;
+  return null;
+}
+
+/** "영업이익이 전기보다 늘었습니다(+12.3%).", "영업손실이 전기보다 줄었습니다(적자지속)." */
+function trendSentence(item: 'operating_profit' | 'revenue', now: number, before: number, change: string | null): string {
+  const note = change === null ? '' : `(${change})`;
+  if (item === 'revenue') return now === before ? '매출액이 전기와 같습니다.' : `매출액이 전기보다 ${now > before ? '늘었' : '줄었'}습니다${note}.`;
+  if (before < 0 && now > 0) return `영업실적이 흑자로 돌아섰습니다${note}.`;
+  if (before > 0 && now < 0) return `영업실적이 손실로 돌아섰습니다${note}.`;
+  if (now === before) return '영업실적이 전기와 같습니다.';
+  if (now < 0) return `영업손실이 전기보다 ${now > before ? '줄었' : '늘었'}습니다${note}.`;
+  return `영업이익이 전기보다 ${now > before ? '늘었' : '줄었'}습니다${note}.`;
+}
+
+/** Categories of the events the form readers know; the others are classified by their words. */
+const EVENT_CATEGORIES: Readonly<Partial<Record<EventKind, AnalysisCategory>>> = {
+  supply_contract: 'contract',
+  contract_termination: 'contract',
+  earnings: 'earnings',
+  share_issue: 'capital_raise',
+  bonds: 'capital_raise',
+  capital_reduction: 'capital_raise',
+  buyback: 'ownership',
+  treasury_disposal: 'ownership',
+  largest_shareholder: 'ownership',
+  acquisition: 'mna',
+  disposal: 'mna',
+  merger: 'mna',
+  litigation: 'legal',
+  dividend: 'dividend',
+};
+
+/** The category: periodic for periodic and audit reports, the event's own for the forms read, else by the words (classify). */
+export function categoryOf(facts: FilingFacts, reportName: string, text: string): AnalysisCategory {
+  if (facts.family === 'periodic' || facts.family === 'audit') return 'periodic';
+  const byKind = facts.eventKind === null ? undefined : EVENT_CATEGORIES[facts.eventKind];
+  return byKind ?? classify(reportName, text);
 }
