@@ -55,7 +55,7 @@ export function factLines(facts: FilingFacts): string[] {
   return lines;
 }
 
-/** "영업손실: 3,041억원 (-3,041,861,373원, 2022-01-01~2022-12-31), 전기 영업이익 9.6억원, 적자전환" */
+/** "영업손실: 30억원 (-3,041,861,373원, 2022-01-01~2022-12-31), 전기 영업이익 10억원 (2021-01-01~2021-12-31), 적자전환" */
 function financialLine(current: FinancialFact, prior: FinancialFact | undefined): string {
   const basis = current.consolidated ? '연결, ' : '';
   const head = `${itemName(current)}: ${formatFinancial(current)} (${basis}${exactValue(current.value, current.unit)}, ${formatPeriod(current.period)})`;

@@ -53,6 +53,13 @@ describe('the one-liner of real filings', () => {
     expect(lineOf(file, corpName, reportName)).toBe(expected);
   });
 
+  it('marks a corrected earnings release, and gives the change the form states (1,813.83%, not 1,812.2% from its rounded 조원)', () => {
+    const reportName = '[기재정정]연결재무제표기준영업(잠정)실적(공정공시)';
+    expect(lineOf('20260730800123.earnings-correction-trillion-won.xml', '삼성전자', reportName)).toBe(
+      '삼성전자 [정정] 2026년 2분기 잠정실적: 매출액 171조 5,000억원(+130.0%), 영업이익 89조 4,900억원(+1,813.8%)',
+    );
+  });
+
   it('stays within 100 characters, company first, leaving out the parts that do not fit', () => {
     const reportName = '[기재정정]단일판매ㆍ공급계약체결';
     const line = lineOf('20250731800028.supply-contract-correction.xml', '아주아주긴이름을가진글로벌첨단소재및에너지솔루션홀딩스', reportName);

@@ -1,8 +1,9 @@
+import { ANALYSIS_LIMITS } from '../analyzers/analysis-result.schema';
 import type { EventFact, EventRole, FilingFacts, FinancialFact, FinancialItem } from '../facts/filing-facts.types';
 import { formatChange, formatEventFact, formatFinancial, itemName } from './fact-format';
 
-/** The one-liner's limit: it is stored in a varchar(100) and shown on a phone's lock screen. */
-export const ONE_LINER_MAX_CHARS = 100;
+/** The one-liner is the result's headline: a varchar(100), shown on a phone's lock screen. */
+const ONE_LINER_MAX_CHARS = ANALYSIS_LIMITS.headlineMaxChars;
 
 /** "[기재정정]주요사항보고서(유상증자결정)" → "[정정] 유상증자 결정" */
 export function reportTitle(reportName: string): string {
@@ -50,12 +51,12 @@ function financialParts(facts: FilingFacts): Array<string | null> {
   });
 }
 
-/** "2026년 2분기 잠정실적", from the quarter the release covers. */
+/** "2026년 2분기 잠정실적", from the quarter the release covers; "[정정] …" for a correction. */
 function earningsTitle(facts: FilingFacts): string {
   const to = facts.period?.to;
-  if (to === undefined) return '잠정실적';
-  const [year, month] = to.split('-').map(Number);
-  return `${year}년 ${Math.ceil(month / 3)}분기 잠정실적`;
+  const [year, month] = (to ?? '').split('-').map(Number);
+  const title = to === undefined ? '잠정실적' : `${year}년 ${Math.ceil(month / 3)}분기 잠정실적`;
+  return facts.corrected ? `[정정] ${title}` : title;
 }
 
 /** What an event's line says, in order: what, how much, against what, with whom. */

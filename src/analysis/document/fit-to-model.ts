@@ -19,12 +19,11 @@ const MAX_WASTE = 0.25;
  * Longer text keeps its beginning (two thirds of the room) and its end (one third), with the line
  * `…(중략)…` between them, and never exceeds `maxChars`.
  *
- * Why the beginning and the end: a Korean filing states what happened first (the decision table of a
- * notice; the company overview, business and key figures of a periodic report; the opinion of an
- * audit report), and ends with what qualifies it (기타 투자판단에 참고할 사항, the matters for
- * investor protection, subsequent events, the latest notes). The middle is mostly detail: financial
- * statement notes, per-item tables, repeated risk factors. A model reading the head and the tail gets
- * the facts and their caveats; one reading only the head would miss the caveats.
+ * For documents without sections to choose from, and for notices and event forms: these state the
+ * decision first (its table) and end with what qualifies it (기타 투자판단에 참고할 사항), so the head
+ * and the tail give a model the facts and their caveats. Periodic and audit reports are not cut this
+ * way: their sections are chosen (src/analysis/brief/model-text.ts), since the beginning of a long
+ * report is its cover and table of contents.
  *
  * Cuts fall on line breaks (a table row or paragraph is kept whole or left out), except when that
  * would waste more than a quarter of the room on one very long line: then at a space, else anywhere.

@@ -24,21 +24,21 @@ export function toWon(value: number, unit: string): number | null {
 }
 
 /**
- * An amount cell: "1,234", "1234.5", and the three ways of writing a negative number ("(1,234)",
- * "△1,234", "-1,234"). Null for anything else: "-" and empty cells (nothing), note references
+ * An amount cell: "1,234", "1234.5", "+24.1", and the three ways of writing a negative number
+ * ("(1,234)", "△1,234", "-1,234"). Null for anything else: "-" and empty cells (nothing), note references
  * ("5,6,26"), words, numbers with a unit or a count word ("233개"), dates.
  */
 export function parseAmount(text: string): number | null {
   // Old statements underline totals with a run of = or -: "14,785,857,426 =============".
   const bare = text.replace(/[=＝]{2,}|-{3,}|_{2,}/g, '').trim();
-  const match = /^(\(\s*)?([△-]\s*)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\s*\))?$/.exec(bare);
+  const match = /^(\(\s*)?([△-]\s*|\+\s*)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\s*\))?$/.exec(bare);
   if (match === null) return null;
   const [, open, minus, digits, fraction, close] = match;
   // "(1,234" or "1,234)" is not a number.
   if ((open === undefined) !== (close === undefined)) return null;
   const value = Number(digits.replace(/,/g, '') + (fraction ?? ''));
   if (!Number.isFinite(value)) return null;
-  return open !== undefined || minus !== undefined ? -value : value;
+  return open !== undefined || (minus !== undefined && !minus.startsWith('+')) ? -value : value;
 }
 
 /** Units a "단위" declaration names; anything else after the word is not a declaration ("'원'단위임"). */

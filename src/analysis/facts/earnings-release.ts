@@ -30,6 +30,8 @@ export function readEarningsRelease(document: DartDocument, reportName: string):
   const headers = columnHeaders(grid, grid.rows.slice(0, firstData));
   const current = headers.findIndex((text) => /당기\s*실적/.test(text) && !/누계/.test(text));
   const prior = headers.findIndex((text) => /전년\s*동기\s*실적/.test(text));
+  // The form's own change on the same quarter a year earlier (its rounding is the filer's, not ours).
+  const change = headers.findIndex((text) => /전년\s*동기\s*대비.*증감/.test(text) && !/전환/.test(text));
   const stated = statedPeriods(document);
   const period = stated.current ?? quarterInHeader(headers[current] ?? '');
   if (!isMoneyUnit(unit) || current === -1 || period === null) return { financials: [], period };
@@ -39,10 +41,13 @@ export function readEarningsRelease(document: DartDocument, reportName: string):
   for (const row of grid.rows.slice(firstData)) {
     const line = lineOf(row);
     if (line === null || financials.some((fact) => fact.item === line.item)) continue;
+    const statedChange = change === -1 ? null : parseAmount(row.slots[change]?.cell.text ?? '');
     for (const [term, column, termPeriod] of [['current', current, period], ['prior', prior, priorPeriod]] as const) {
       const amount = column === -1 ? null : parseAmount(row.slots[column]?.cell.text ?? '');
       if (amount === null) continue;
-      financials.push({ item: line.item, label: line.label, value: line.loss ? -amount : amount, unit, term, period: termPeriod, consolidated, source: 'table' });
+      const fact: FinancialFact = { item: line.item, label: line.label, value: line.loss ? -amount : amount, unit, term, period: termPeriod, consolidated, source: 'table' };
+      if (term === 'current' && statedChange !== null) fact.statedChange = statedChange;
+      financials.push(fact);
     }
   }
   return { financials, period };

@@ -117,6 +117,11 @@ describe('preliminary earnings releases', () => {
       'operating_profit prior 4.68 조원 2025-04-01~2025-06-30',
     ]);
     expect(facts.financials.every((fact) => fact.consolidated)).toBe(true);
+    // The form's own rate against the same quarter a year earlier, from its unrounded figures.
+    expect(facts.financials.filter((fact) => fact.statedChange !== undefined).map((fact) => [fact.item, fact.statedChange])).toEqual([
+      ['revenue', 130],
+      ['operating_profit', 1813.83],
+    ]);
   });
 
   it('reads losses written with a minus, and the quarter from a header "(2023년 3분기)"', () => {

@@ -48,6 +48,8 @@ export interface FinancialFact {
   consolidated: boolean;
   /** From the filer's account code (ACODE), or from a labelled table row. */
   source: 'tag' | 'table';
+  /** The change on the prior term in percent as the filing states it (an earnings release's 전년동기대비증감율). */
+  statedChange?: number;
 }
 
 export type AuditOpinion = '적정' | '한정' | '부적정' | '의견거절';

@@ -27,7 +27,7 @@ const ROW_NAMES: ReadonlyArray<readonly [FinancialItem, RegExp]> = [
   ['total_assets', /^(자산총계|자산총액|총자산|자산합계)$/],
 ];
 
-export const FINANCIAL_ITEMS: readonly FinancialItem[] = ['revenue', 'operating_profit', 'net_profit', 'total_assets'];
+const FINANCIAL_ITEMS: readonly FinancialItem[] = ['revenue', 'operating_profit', 'net_profit', 'total_assets'];
 
 /** Which columns hold this period's and the prior period's amounts, and which hold the row's name. */
 interface PeriodColumns {

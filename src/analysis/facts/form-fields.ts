@@ -78,33 +78,35 @@ function tableDeclaredUnit(cells: readonly DartCell[]): string | null {
 function rowFields(slots: ReadonlyArray<GridSlot | undefined>, headers: readonly string[], marked: boolean, tableUnit: string | null, table: number): FormField[] {
   const fields: FormField[] = [];
   const seen = new Set<DartCell>();
-  let leading: string[] | null = null;
-  let labels: string[] = [];
+  /** The names before the row's first value: the row's own (and its groups', through ROWSPAN). */
+  let rowNames: string[] | null = null;
+  /** The names since the last value. */
+  let names: string[] = [];
   const placed = slots.map((slot, column) => ({ slot, column })).filter(({ slot }) => slot !== undefined && slot.cell.text !== '');
   for (const [position, { slot, column }] of placed.entries()) {
     const cell = slot!.cell;
     if (seen.has(cell)) continue;
     seen.add(cell);
-    const last = position === placed.length - 1;
-    if (!isValueCell(cell, marked, last, labels.length > 0)) {
-      labels.push(cell.text);
+    if (!isValueCell(cell, marked, position === placed.length - 1, names.length > 0)) {
+      names.push(cell.text);
       continue;
     }
-    leading ??= labels;
+    const first = rowNames === null;
+    rowNames ??= names;
     const header = headers[column] ?? '';
     // A table in columns names a value by its row and its column: 매출액 > 당해실적 > 전년동기실적.
-    // Otherwise names after a value share the row's outer names: "8. 보유현황 | 취득(주) | 9,539,559 | 비율(%) | 5.93".
-    const fullPath =
-      header !== '' ? [...leading, ...(labels === leading ? [] : labels), header] : labels === leading ? labels : [...leading.slice(0, -1), ...labels];
-    labels = [];
-    if (fullPath.length === 0) continue;
+    // Otherwise names after a value share the row's outer names: "8. 보유현황 | 취득(주) | 9,539,559 | 비율(%) | 5.93"
+    // names 5.93 "8. 보유현황 > 비율(%)".
+    const path = header !== '' ? [...rowNames, ...(first ? [] : names), header] : first ? names : [...rowNames.slice(0, -1), ...names];
+    names = [];
+    if (path.length === 0) continue;
     fields.push({
-      path: fullPath,
+      path,
       text: cell.text,
       code: cell.acode ?? cell.aunit ?? null,
       number: parseAmount(cell.text),
-      date: cell.aunitValue !== undefined ? parseDate(cell.aunitValue) ?? parseDate(cell.text) : parseDate(cell.text),
-      unit: pathUnit(fullPath) ?? tableUnit,
+      date: cell.aunitValue !== undefined ? (parseDate(cell.aunitValue) ?? parseDate(cell.text)) : parseDate(cell.text),
+      unit: pathUnit(path) ?? tableUnit,
       table,
     });
   }

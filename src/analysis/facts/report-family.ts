@@ -2,7 +2,7 @@ import type { DartDocument } from '../document/dart-document';
 import type { EventKind, ReportFamily } from './filing-facts.types';
 
 /** "[기재정정]주요사항보고서(유상증자결정)" → "주요사항보고서(유상증자결정)", spaces removed. */
-export function plainReportName(reportName: string): string {
+function plainReportName(reportName: string): string {
   return reportName.replace(/^\s*(\[[^\]]*\]\s*)+/, '').replace(/\s/g, '');
 }
 
