@@ -1,6 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { FakeClock } from '../../test/support/fake-clock';
+import type { ServerResponse } from 'node:http';
 import { type HttpDouble, sendJson, startHttpDouble } from '../../test/support/http-double';
 import { AppError } from '../common/errors/app-error';
 import type { AppConfig } from '../config/app-config';
@@ -165,5 +166,28 @@ describe('AdVerifierKeys', () => {
   it('treats a document without a usable key as a failed fetch', async () => {
     document.keys = [];
     await expect(keys.keyFor('1')).rejects.toEqual(unavailable);
+  });
+
+  describe('a key server that hangs', () => {
+    /** A short timeout for the test of it; test/e2e/outbound-timeouts.e2e-spec.ts goes through the callback. */
+    class QuickAdVerifierKeys extends AdVerifierKeys {
+      protected override readonly fetchTimeoutMs = 200;
+    }
+
+    it.each([
+      ['accepts the request and never answers', () => undefined],
+      ['stops in the middle of the body', (res: ServerResponse) => void res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"keys": [')],
+    ])('is unavailable when the server %s', async (_case, answer) => {
+      const hanging = await startHttpDouble((_req, res) => answer(res));
+      try {
+        const quick = new QuickAdVerifierKeys({ admob: { verifierKeysUrl: `${hanging.url}/keys.json` } } as AppConfig, clock);
+        const started = performance.now();
+        await expect(quick.keyFor('1')).rejects.toEqual(unavailable);
+        expect(performance.now() - started).toBeLessThan(10_000);
+        expect(hanging.requests).toHaveLength(1);
+      } finally {
+        await hanging.close();
+      }
+    });
   });
 });

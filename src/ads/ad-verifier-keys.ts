@@ -12,7 +12,8 @@ export const VERIFIER_KEYS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
  * key_ids must not turn the callback into a way of hammering the key server.
  */
 export const VERIFIER_KEYS_MIN_REFETCH_MS = 60 * 1000;
-const FETCH_TIMEOUT_MS = 5000;
+/** One fetch of the keys, body included; past it the callback answers 503 AD_VERIFIER_KEYS_UNAVAILABLE. */
+export const VERIFIER_KEYS_FETCH_TIMEOUT_MS = 5000;
 const MAX_BODY_CHARS = 256 * 1024;
 
 type FetchOutcome = 'fetched' | 'failed' | 'skipped';
@@ -32,6 +33,8 @@ interface PublishedKey {
 @Injectable()
 export class AdVerifierKeys {
   private readonly logger = new Logger(AdVerifierKeys.name);
+  /** A field so tests can shorten it. */
+  protected readonly fetchTimeoutMs: number = VERIFIER_KEYS_FETCH_TIMEOUT_MS;
   private keys = new Map<string, KeyObject>();
   /** When the cached keys were fetched; undefined until the first success. */
   private fetchedAt?: number;
@@ -82,7 +85,7 @@ export class AdVerifierKeys {
     try {
       const response = await fetch(url, {
         headers: { Accept: 'application/json' },
-        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+        signal: AbortSignal.timeout(this.fetchTimeoutMs),
       });
       if (!response.ok) {
         await response.body?.cancel();

@@ -1,26 +1,23 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import { AppCheck } from 'firebase-admin/app-check';
+import { firebaseServiceAccountJson } from '../../test/support/firebase-doubles';
 import { loadConfig } from '../config/app-config';
 import { FirebaseAppCheckVerifier } from './firebase-app-check.verifier';
 
-function serviceAccountJson(): string {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return JSON.stringify({
-    type: 'service_account',
-    project_id: 'briefing-test',
-    client_email: 'app-check@briefing-test.iam.gserviceaccount.com',
-    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  });
+/** A short deadline for the test of it; test/e2e/outbound-timeouts.e2e-spec.ts fetches the keys from a server that hangs. */
+class QuickAppCheckVerifier extends FirebaseAppCheckVerifier {
+  protected override readonly timeoutMs = 100;
 }
 
 describe('FirebaseAppCheckVerifier', () => {
   let warn: jest.SpyInstance;
   let log: jest.SpyInstance;
+  let debug: jest.SpyInstance;
 
   beforeEach(() => {
     warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    jest.spyOn(Logger.prototype, 'debug').mockImplementation(() => undefined);
+    debug = jest.spyOn(Logger.prototype, 'debug').mockImplementation(() => undefined);
   });
 
   afterEach(() => jest.restoreAllMocks());
@@ -48,7 +45,7 @@ describe('FirebaseAppCheckVerifier', () => {
   });
 
   it('verifies with firebase-admin when configured: a malformed token is refused', async () => {
-    const verifier = new FirebaseAppCheckVerifier(loadConfig({ FIREBASE_SERVICE_ACCOUNT: serviceAccountJson() }));
+    const verifier = new FirebaseAppCheckVerifier(loadConfig({ FIREBASE_SERVICE_ACCOUNT: firebaseServiceAccountJson() }));
     await verifier.onModuleInit();
     try {
       expect(log).toHaveBeenCalledWith('App Check tokens are verified for Firebase project briefing-test');
@@ -58,5 +55,35 @@ describe('FirebaseAppCheckVerifier', () => {
     } finally {
       await verifier.onApplicationShutdown();
     }
+  });
+
+  describe('when verification fails on our side', () => {
+    let verifier: QuickAppCheckVerifier;
+    let verifyToken: jest.SpyInstance;
+
+    beforeEach(async () => {
+      verifyToken = jest.spyOn(AppCheck.prototype, 'verifyToken');
+      verifier = new QuickAppCheckVerifier(loadConfig({ FIREBASE_SERVICE_ACCOUNT: firebaseServiceAccountJson() }));
+      await verifier.onModuleInit();
+    });
+
+    afterEach(async () => {
+      await verifier.onApplicationShutdown();
+    });
+
+    it('refuses the token when verification does not finish in time, and warns', async () => {
+      verifyToken.mockReturnValue(new Promise(() => undefined));
+      expect(await verifier.verify('a.well-formed.token')).toBeNull();
+      expect(warn).toHaveBeenCalledWith('App Check verification failed: FirebaseTimeoutError: App Check verification did not finish within 100 ms');
+    });
+
+    it('warns when the keys cannot be fetched, which firebase-admin reports with the code of a bad token', async () => {
+      verifyToken.mockRejectedValueOnce(Object.assign(new Error('Error fetching Json Web Keys: connect ECONNREFUSED'), { code: 'app-check/invalid-argument' }));
+      verifyToken.mockRejectedValueOnce(Object.assign(new Error('The provided App Check token has invalid signature.'), { code: 'app-check/invalid-argument' }));
+      expect(await verifier.verify('a.well-formed.token')).toBeNull();
+      expect(await verifier.verify('a.forged.token')).toBeNull();
+      expect(warn.mock.calls).toEqual([['App Check verification failed: Error: Error fetching Json Web Keys: connect ECONNREFUSED']]);
+      expect(debug.mock.calls).toEqual([['App Check token refused: Error: The provided App Check token has invalid signature.']]);
+    });
   });
 });

@@ -4,10 +4,20 @@ import type { AppCheck } from 'firebase-admin/app-check';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { type AppCheckVerdict, AppCheckVerifier } from './app-check-verifier';
-import { readFirebaseServiceAccount } from './firebase-service-account';
+import { initializeFirebaseApp, withDeadline } from './firebase-app';
 
 /** App Check tokens are JWTs of about 1 kB; anything far larger is refused unread. */
 const MAX_TOKEN_LENGTH = 8192;
+
+/**
+ * How long one verification may take, the key fetch included (firebase-admin waits up to 30 s
+ * of silence for the keys). The request waits meanwhile; past it the token is refused, as it
+ * is for any other failure of verification.
+ */
+export const APP_CHECK_TIMEOUT_MS = 5000;
+
+/** firebase-admin reports a failed key fetch with the code of a bad token; its message tells them apart. */
+const KEY_FETCH_FAILURE = /Error fetching Json Web Keys/;
 
 let appSequence = 0;
 
@@ -15,11 +25,14 @@ let appSequence = 0;
  * The real App Check verifier: firebase-admin `getAppCheck(app).verifyToken(token)`
  * with a Firebase app of its own, initialised from FIREBASE_SERVICE_ACCOUNT. Without
  * that variable every App Check token is refused (said once at start). A variable
- * that cannot be read stops the start.
+ * that cannot be read stops the start. A verification unfinished after
+ * APP_CHECK_TIMEOUT_MS refuses the token.
  */
 @Injectable()
 export class FirebaseAppCheckVerifier extends AppCheckVerifier implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('DeviceAttestation');
+  /** A field so tests can shorten it. */
+  protected readonly timeoutMs: number = APP_CHECK_TIMEOUT_MS;
   private app?: App;
   private appCheck?: AppCheck;
 
@@ -34,20 +47,11 @@ export class FirebaseAppCheckVerifier extends AppCheckVerifier implements OnModu
       else this.logger.log(`${line} (DEVICE_ATTESTATION=off lets every request through)`);
       return;
     }
-    const account = readFirebaseServiceAccount(this.config.firebaseServiceAccount);
-    // Loaded only when configured: the Admin SDK is large.
-    const { cert, initializeApp } = await import('firebase-admin/app');
-    const { getAppCheck } = await import('firebase-admin/app-check');
     // A named app of its own, so it never collides with the default app another feature may initialise.
-    this.app = initializeApp(
-      {
-        credential: cert({ projectId: account.project_id, clientEmail: account.client_email, privateKey: account.private_key }),
-        projectId: account.project_id,
-      },
-      `app-check-${++appSequence}`,
-    );
+    this.app = await initializeFirebaseApp(this.config.firebaseServiceAccount, `app-check-${++appSequence}`, this.timeoutMs);
+    const { getAppCheck } = await import('firebase-admin/app-check');
     this.appCheck = getAppCheck(this.app);
-    this.logger.log(`App Check tokens are verified for Firebase project ${account.project_id}`);
+    this.logger.log(`App Check tokens are verified for Firebase project ${this.app.options.projectId}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -61,13 +65,16 @@ export class FirebaseAppCheckVerifier extends AppCheckVerifier implements OnModu
   async verify(token: string): Promise<AppCheckVerdict | null> {
     if (this.appCheck === undefined || token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
     try {
-      const { appId } = await this.appCheck.verifyToken(token);
+      const { appId } = await withDeadline(this.appCheck.verifyToken(token), this.timeoutMs, 'App Check verification');
       return { appId };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      // A bad token is the client's problem; anything else (key fetch, network) is ours to see.
-      if (code === 'app-check/invalid-argument') this.logger.debug(`App Check token refused: ${String(error)}`);
-      else this.logger.warn(`App Check verification failed: ${String(error)}`);
+      // A bad token is the client's problem; anything else (key fetch, network, timeout) is ours to see.
+      if (code === 'app-check/invalid-argument' && !KEY_FETCH_FAILURE.test(String(error))) {
+        this.logger.debug(`App Check token refused: ${String(error)}`);
+      } else {
+        this.logger.warn(`App Check verification failed: ${String(error)}`);
+      }
       return null;
     }
   }

@@ -1,7 +1,7 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { FirebaseAppError } from 'firebase-admin/app';
 import { type BatchResponse, FirebaseMessagingError, Messaging, type TokenMessage } from 'firebase-admin/messaging';
+import { firebaseServiceAccountJson } from '../../test/support/firebase-doubles';
 import { SystemClock } from '../common/clock';
 import { DisabledPushSender } from './disabled-push-sender';
 import { classifyFirebaseError, FirebasePushSender, NOTIFICATION_TTL_MS } from './firebase-push-sender';
@@ -22,16 +22,6 @@ const AppError = FirebaseAppError as unknown as new (code: string, message: stri
  */
 function sessionError(cause: { code: string; message: string }, pendingBatchResponse?: Promise<BatchResponse>): Error {
   return Object.assign(new MessagingError({ code: cause.code, message: cause.message }), { pendingBatchResponse });
-}
-
-function serviceAccountJson(): string {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return JSON.stringify({
-    type: 'service_account',
-    project_id: 'briefing-test',
-    client_email: 'push@briefing-test.iam.gserviceaccount.com',
-    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  });
 }
 
 function message(i: number): PushMessage {
@@ -93,6 +83,11 @@ describe('classifyFirebaseError', () => {
   });
 });
 
+/** A short deadline for the test of it; test/e2e/outbound-timeouts.e2e-spec.ts sends to a server that hangs. */
+class QuickFirebasePushSender extends FirebasePushSender {
+  protected override readonly sendTimeoutMs = 100;
+}
+
 describe('FirebasePushSender', () => {
   let log: jest.SpyInstance;
   let sendEach: jest.SpyInstance<Promise<BatchResponse>, Parameters<Messaging['sendEach']>>;
@@ -102,7 +97,7 @@ describe('FirebasePushSender', () => {
     log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     sendEach = jest.spyOn(Messaging.prototype, 'sendEach');
-    sender = new FirebasePushSender(serviceAccountJson(), new SystemClock());
+    sender = new QuickFirebasePushSender(firebaseServiceAccountJson(), new SystemClock());
     await sender.onModuleInit();
   });
 
@@ -167,6 +162,15 @@ describe('FirebasePushSender', () => {
     expect(results).toEqual([
       { ok: false, failure: 'transient', error: expect.stringMatching(/^app\/network-timeout/) },
       { ok: false, failure: 'transient', error: expect.stringMatching(/^app\/network-timeout/) },
+    ]);
+  });
+
+  it('gives up on a sendEach that does not finish in time: transient for every message, never unregistered', async () => {
+    sendEach.mockReturnValue(new Promise<BatchResponse>(() => undefined));
+    const results = await sender.send([message(1), message(2)]);
+    expect(results).toEqual([
+      { ok: false, failure: 'transient', error: 'ETIMEDOUT: sendEach of 2 messages did not finish within 100 ms' },
+      { ok: false, failure: 'transient', error: 'ETIMEDOUT: sendEach of 2 messages did not finish within 100 ms' },
     ]);
   });
 

@@ -1,12 +1,19 @@
 import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { App } from 'firebase-admin/app';
 import type { BatchResponse, Messaging, SendResponse, TokenMessage } from 'firebase-admin/messaging';
-import { readFirebaseServiceAccount } from '../attestation/firebase-service-account';
+import { initializeFirebaseApp, withDeadline } from '../attestation/firebase-app';
 import type { Clock } from '../common/clock';
 import { MAX_MESSAGES_PER_SEND, type PushFailure, type PushMessage, PushSender, type PushSendResult } from './push-sender';
 
 /** A filing notification is news for a day; a device offline longer does not get it afterwards. */
 export const NOTIFICATION_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long one sendEach (up to 500 messages, the access token included) may take. FCM answers a
+ * message in well under a second and takes 100 at a time on one connection; firebase-admin's own
+ * limit, 15 s per message retried up to four times, would hold a batch for over a minute.
+ */
+export const FCM_SEND_TIMEOUT_MS = 10_000;
 
 /** Error codes (the part after the last `/`) that mean the token is gone. FCM v1: UNREGISTERED. */
 const UNREGISTERED_CODES = new Set(['registration-token-not-registered']);
@@ -15,7 +22,8 @@ const UNREGISTERED_CODES = new Set(['registration-token-not-registered']);
  * Error codes worth another attempt: FCM unavailable or failing inside (UNAVAILABLE,
  * INTERNAL), quotas (QUOTA_EXCEEDED, per-device and per-topic rates), and the network.
  * `invalid-credential` at send time means the access token could not be fetched, which
- * is almost always the network; a revoked key just runs out of attempts.
+ * is almost always the network; a revoked key just runs out of attempts. `ETIMEDOUT` is
+ * also a sendEach past FCM_SEND_TIMEOUT_MS.
  */
 const TRANSIENT_CODES = new Set([
   'server-unavailable',
@@ -84,11 +92,14 @@ let appSequence = 0;
  * Sends through Firebase Cloud Messaging: firebase-admin `getMessaging(app).sendEach`
  * with a Firebase app of its own, initialised from FIREBASE_SERVICE_ACCOUNT. A variable
  * that cannot be read stops the start. Never throws from `send`: a failed call becomes
- * one classified result per message.
+ * one classified result per message; a call unanswered after FCM_SEND_TIMEOUT_MS is
+ * transient for every message of it.
  */
 export class FirebasePushSender extends PushSender implements OnModuleInit, OnApplicationShutdown {
   readonly enabled = true;
   private readonly logger = new Logger('Push');
+  /** A field so tests can shorten it. */
+  protected readonly sendTimeoutMs: number = FCM_SEND_TIMEOUT_MS;
   private app?: App;
   private messaging?: Messaging;
 
@@ -100,20 +111,11 @@ export class FirebasePushSender extends PushSender implements OnModuleInit, OnAp
   }
 
   async onModuleInit(): Promise<void> {
-    const account = readFirebaseServiceAccount(this.serviceAccount);
-    // Loaded only when configured: the Admin SDK is large.
-    const { cert, initializeApp } = await import('firebase-admin/app');
-    const { getMessaging } = await import('firebase-admin/messaging');
     // A named app of its own, so it never collides with App Check's or a default app.
-    this.app = initializeApp(
-      {
-        credential: cert({ projectId: account.project_id, clientEmail: account.client_email, privateKey: account.private_key }),
-        projectId: account.project_id,
-      },
-      `push-${++appSequence}`,
-    );
+    this.app = await initializeFirebaseApp(this.serviceAccount, `push-${++appSequence}`, this.sendTimeoutMs);
+    const { getMessaging } = await import('firebase-admin/messaging');
     this.messaging = getMessaging(this.app);
-    this.logger.log(`new-filing push notifications are sent through Firebase project ${account.project_id}`);
+    this.logger.log(`new-filing push notifications are sent through Firebase project ${this.app.options.projectId}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -139,7 +141,8 @@ export class FirebasePushSender extends PushSender implements OnModuleInit, OnAp
     let answer: BatchResponse | undefined;
     let failure: unknown;
     try {
-      answer = await this.messaging.sendEach(batch.map((message) => toFirebaseMessage(message, expiresAtMs)));
+      const sending = this.messaging.sendEach(batch.map((message) => toFirebaseMessage(message, expiresAtMs)));
+      answer = await withDeadline(sending, this.sendTimeoutMs, `sendEach of ${batch.length} messages`);
     } catch (error) {
       failure = error;
       // An HTTP/2 session error still carries what happened to each message.
