@@ -19,7 +19,7 @@ const ID_TOKEN_SIGN_IN_ERRORS = {
   VALIDATION_FAILED: '`id_token` missing or not a string',
   IDENTITY_REJECTED: 'the identity token is invalid, expired, or for another audience',
   PROVIDER_NOT_CONFIGURED: "the provider's audience is not configured",
-  PROVIDER_UNAVAILABLE: "the provider's signing keys could not be fetched",
+  PROVIDER_UNAVAILABLE: "the provider's signing keys could not be fetched (unreachable, slower than 5 s, or not a key set)",
 } as const;
 
 @ApiTags('auth')
@@ -34,7 +34,11 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Sign in with an access token of the first identity provider' })
   @ApiOkResponse({ type: SignInResponse })
-  @ApiErrors({ VALIDATION_FAILED: '`access_token` missing or not a string', IDENTITY_REJECTED: 'the provider rejected the token, or could not be asked' })
+  @ApiErrors({
+    VALIDATION_FAILED: '`access_token` missing or not a string',
+    IDENTITY_REJECTED: 'the provider rejected the token (a 4xx other than 429), or it has characters RFC 6750 does not allow',
+    IDENTITY_UNAVAILABLE: 'the provider failed (5xx), throttled us (429), was unreachable or slower than 5 s, or named no usable id',
+  })
   async signInIdp1(@Body() body: AccessTokenSignInRequest): Promise<SignInResponse> {
     return { token: await this.auth.signInWithAccessToken(body.access_token) };
   }

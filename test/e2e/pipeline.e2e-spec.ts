@@ -93,11 +93,14 @@ describe('request pipeline and operator surface', () => {
       const logged = await startTestApp({ database: t.database, logger, env: { IDP1_USERINFO_URL: userInfo.userinfoUrl } });
       try {
         // A provider failure makes the service log a warning in the middle of the request.
-        const res = await request(logged.http).post('/api/v1/auth/idp1/token').send({ access_token: 'server-error' }).expect(401);
+        const res = await request(logged.http).post('/api/v1/auth/idp1/token').send({ access_token: 'server-error' }).expect(503);
         const requestId = res.headers['x-request-id'];
         const ofRequest = lines.filter((line) => line.reqId === requestId);
         expect(ofRequest.map((line) => line.msg)).toEqual(
-          expect.arrayContaining(['user-info endpoint answered 500', 'request completed']),
+          expect.arrayContaining([
+            `${new URL(userInfo.userinfoUrl).host} user-info answered 500: sign-in refused with IDENTITY_UNAVAILABLE`,
+            'request errored',
+          ]),
         );
         expect(JSON.stringify(lines)).not.toContain('server-error');
       } finally {

@@ -1,15 +1,22 @@
 import { Logger } from '@nestjs/common';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { AppError } from '../../common/errors/app-error';
 import type { OidcProviderConfig } from '../auth.config';
+import { PROVIDER_TIMEOUT_MS, whyNoAnswer } from './provider-outage';
+
+/** The key set could not be had: the provider's outage, never the token's fault. */
+class KeySetUnavailable extends Error {}
 
 /**
  * Verifies an OpenID Connect identity token against the provider's published
  * keys (JWKS, cached by jose), issuer and audience. The token's `sub` is the account.
+ * A token that fails verification is 401; keys that cannot be fetched are 503.
  */
 export class OidcIdTokenVerifier {
   private readonly logger: Logger;
   private readonly keys: JWTVerifyGetKey;
+  /** The key set as the log names it, e.g. `idp2 key set at appleid.apple.com`. */
+  private readonly keySource: string;
 
   constructor(
     readonly name: string,
@@ -17,7 +24,12 @@ export class OidcIdTokenVerifier {
     private readonly now: () => Date,
   ) {
     this.logger = new Logger(`OidcIdTokenVerifier:${name}`);
-    this.keys = createRemoteJWKSet(new URL(config.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 });
+    this.keySource = `${name} key set at ${new URL(config.jwksUrl).host}`;
+    this.keys = createRemoteJWKSet(new URL(config.jwksUrl), {
+      timeoutDuration: PROVIDER_TIMEOUT_MS,
+      cooldownDuration: 30_000,
+      [customFetch]: fetchKeySet,
+    });
   }
 
   get configured(): boolean {
@@ -40,20 +52,39 @@ export class OidcIdTokenVerifier {
       }
       return payload.sub;
     } catch (error) {
-      if (this.isKeySourceFailure(error)) {
-        this.logger.warn(`signing keys unavailable: ${String(error)}`);
+      // jose raises JWKSInvalid only for a fetched document that is not a key set.
+      if (error instanceof KeySetUnavailable || error instanceof errors.JWKSInvalid) {
+        const reason = error instanceof KeySetUnavailable ? error.message : 'answered 200 with no key set';
+        this.logger.warn(`${this.keySource} ${reason}: sign-in refused with PROVIDER_UNAVAILABLE`);
         throw new AppError('PROVIDER_UNAVAILABLE', `The ${this.name} signing keys could not be fetched; try again later`);
       }
+      // jose's messages name the check that failed, never the token's content; other messages may quote it.
+      const reason = error instanceof errors.JOSEError ? `${error.code}: ${error.message}` : (error as Error).name;
+      this.logger.warn(`${this.name} identity token did not verify (${reason}): sign-in refused with IDENTITY_REJECTED`);
       throw new AppError('IDENTITY_REJECTED', 'The identity provider token is invalid or expired');
     }
   }
-
-  /** Our inability to fetch the keys is not the provider rejecting the token. */
-  private isKeySourceFailure(error: unknown): boolean {
-    if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return true;
-    // jose reports a non-200 key-set response as a generic error.
-    if (error instanceof errors.JOSEError) return error.code === 'ERR_JOSE_GENERIC' && /Key Set/.test(error.message);
-    // Anything that is not a JOSE error came from fetching the keys (network, DNS, TLS).
-    return true;
-  }
 }
+
+/**
+ * jose's fetch of the key set, with every way it can fail marked as the key set being
+ * unavailable, so no failure of ours is mistaken for a bad token (or the reverse).
+ */
+const fetchKeySet: FetchImplementation = async (url, options) => {
+  let response: Response;
+  let body: string;
+  try {
+    response = await fetch(url, options);
+    // Read here, under jose's timeout signal, so a stalled or broken body is an outage too.
+    body = await response.text();
+  } catch (error) {
+    throw new KeySetUnavailable(whyNoAnswer(error));
+  }
+  if (response.status !== 200) throw new KeySetUnavailable(`answered ${response.status}`);
+  try {
+    JSON.parse(body);
+  } catch {
+    throw new KeySetUnavailable('answered 200 with a body that is not JSON');
+  }
+  return new Response(body, { status: 200 });
+};

@@ -39,6 +39,8 @@ export const ERROR_STATUS = {
   UPSTREAM_FAILED: HttpStatus.INTERNAL_SERVER_ERROR,
   PROVIDER_NOT_CONFIGURED: HttpStatus.SERVICE_UNAVAILABLE,
   PROVIDER_UNAVAILABLE: HttpStatus.SERVICE_UNAVAILABLE,
+  /** The identity provider could not say who the caller is (outage, 429, timeout): not the caller's fault. */
+  IDENTITY_UNAVAILABLE: HttpStatus.SERVICE_UNAVAILABLE,
   SERVICE_UNAVAILABLE: HttpStatus.SERVICE_UNAVAILABLE,
   UPSTREAM_UNAVAILABLE: HttpStatus.SERVICE_UNAVAILABLE,
   /** The disclosure-system budget has no slot for this request soon enough (sent with Retry-After). */
@@ -119,6 +121,7 @@ export const ERROR_EXAMPLE_MESSAGES = {
   UPSTREAM_FAILED: 'The disclosure system call failed',
   PROVIDER_NOT_CONFIGURED: 'This sign-in provider is not configured',
   PROVIDER_UNAVAILABLE: "The provider's signing keys are unreachable",
+  IDENTITY_UNAVAILABLE: 'The identity provider could not be asked; try again later',
   SERVICE_UNAVAILABLE: 'The service is unavailable',
   UPSTREAM_UNAVAILABLE: 'The disclosure system is unavailable',
   UPSTREAM_BUSY: 'The disclosure-system budget has no slot soon enough',
