@@ -13,6 +13,7 @@ import { UrgentAnalyses1764450000000 } from './1764450000000-urgent-analyses';
 import { PushHistoryAndRetention1764460000000 } from './1764460000000-push-history-and-retention';
 import { PushPreferences1764470000000 } from './1764470000000-push-preferences';
 import { ChunkedPushExpansion1764480000000 } from './1764480000000-chunked-push-expansion';
+import { StorePurchaseState1764490000000 } from './1764490000000-store-purchase-state';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   PushHistoryAndRetention1764460000000,
   PushPreferences1764470000000,
   ChunkedPushExpansion1764480000000,
+  StorePurchaseState1764490000000,
 ];

@@ -350,6 +350,7 @@ describe('loadConfig', () => {
       const config = loadConfig({});
       expect(config.subscriptions).toEqual({
         products: { 'service.pro.monthly': 'pro', 'service.max.monthly': 'max' },
+        sandboxPurchases: 'grant',
         googlePlay: { packageName: undefined, serviceAccount: undefined, apiBaseUrl: 'https://androidpublisher.googleapis.com/' },
         apple: {
           bundleId: undefined,

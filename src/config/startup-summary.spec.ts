@@ -31,7 +31,7 @@ describe('describeStartup', () => {
       'analyzer: the built-in extractive summary, no model (OPENAI_API_KEY and ANTHROPIC_API_KEY are not set)',
       'disclosure system: the local SANDBOX at http://127.0.0.1:41000/api (DART_API_KEY is not set); sign-in: the local provider (sandbox-<name> tokens)',
       'jobs: disclosure monitor every 5 s in KST business hours, 60 s otherwise, analysis scheduler (2 at once), a stock sync at boot while the master is empty, push dispatcher, ' +
-        'downgrade cleanup at 04:30 KST, retention at 04:45 KST; off: daily stock sync (STOCK_SYNC_SCHEDULER_ENABLED=false) (the singleton jobs run on one instance of a fleet)',
+        'downgrade cleanup every minute, retention at 04:45 KST; off: daily stock sync (STOCK_SYNC_SCHEDULER_ENABLED=false) (the singleton jobs run on one instance of a fleet)',
     ]);
   });
 

@@ -72,7 +72,7 @@ export function describeStartup(config: AppConfig, standIns: StandIns): string[]
   if (jobs.stockSyncBootstrap) running.push('a stock sync at boot while the master is empty');
   running.push(
     'push dispatcher',
-    `downgrade cleanup at ${DAILY_JOB_TIMES.downgradeCleanup} KST`,
+    'downgrade cleanup every minute',
     `retention at ${DAILY_JOB_TIMES.retention} KST`,
   );
   const jobsLine = `jobs: ${running.join(', ')}${off.length > 0 ? `; off: ${off.join(', ')}` : ''} (the singleton jobs run on one instance of a fleet)`;

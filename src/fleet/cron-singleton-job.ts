@@ -5,13 +5,14 @@ import { runAsJob } from '../logging/job-context';
 import type { SingletonJobName, SingletonJobs } from './singleton-jobs';
 
 /**
- * A daily job that runs on one instance of the fleet: its cron (KST) fires on every
- * instance and runs `run` only on the leader of the singleton job `name`. Losing the
+ * A cron job that runs on one instance of the fleet: its cron (KST) fires on every
+ * instance and runs `run` only on the leader of the singleton job `name`. A tick that
+ * comes while the previous run is still going is skipped. Losing the
  * lead lets a run in progress finish: such runs are idempotent, one transaction or one
  * statement at a time. The owning service calls `register` from onModuleInit, `start`
  * from onApplicationBootstrap and `stop` from onApplicationShutdown.
  */
-export class DailySingletonJob {
+export class CronSingletonJob {
   private cron?: CronJob;
   private running?: Promise<unknown>;
 
@@ -35,12 +36,16 @@ export class DailySingletonJob {
       cronTime,
       timeZone: 'Asia/Seoul',
       onTick: () => {
-        if (!singletonJobs.isLeading(name)) return;
-        this.running = runAsJob(name, run).catch((error: unknown) => logger.error(`${name} failed: ${String(error)}`));
+        if (!singletonJobs.isLeading(name) || this.running) return;
+        this.running = runAsJob(name, run)
+          .catch((error: unknown) => logger.error(`${name} failed: ${String(error)}`))
+          .finally(() => {
+            this.running = undefined;
+          });
       },
       start: true,
     });
-    scheduler.addCronJob(`daily-${name}`, this.cron);
+    scheduler.addCronJob(`singleton-${name}`, this.cron);
   }
 
   stop(): void {

@@ -1,6 +1,5 @@
 /** When the daily jobs run, as KST wall-clock `HH:MM`: one place for their crons and the start-up summary. */
 export const DAILY_JOB_TIMES = {
-  downgradeCleanup: '04:30',
   retention: '04:45',
   stockSync: '05:00',
 } as const;

@@ -74,6 +74,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly storeNotifications = new Counter({
+    name: 'store_notifications_total',
+    help: 'Store notifications acknowledged, by store and outcome (a rejected one could never be processed)',
+    labelNames: ['store', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   /** A listener for a client's calls to `upstream` (clients know nothing of the metrics). */
   upstreamListener(upstream: Upstream): (endpoint: string, result: string) => void {
     return (endpoint, result) => this.upstreamRequests.inc({ upstream, endpoint, result });

@@ -3,7 +3,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AdRewardTransactions } from '../ads/ad-reward-transactions';
 import { Clock } from '../common/clock';
-import { DailySingletonJob } from '../fleet/daily-singleton-job';
+import { CronSingletonJob } from '../fleet/cron-singleton-job';
 import { SingletonJobs } from '../fleet/singleton-jobs';
 import { PushDeliveryQueue } from '../push/push-delivery-queue';
 import { StoreNotifications } from '../subscriptions/store-notifications';
@@ -35,7 +35,7 @@ export interface RetentionRun {
 export class RetentionService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RetentionService.name);
   // Every batch is its own statement, and deleting twice changes nothing: a run may finish after a resign.
-  private readonly daily = new DailySingletonJob({ name: 'retention', cronTime: dailyCron(DAILY_JOB_TIMES.retention), run: () => this.runOnce(), logger: this.logger });
+  private readonly daily = new CronSingletonJob({ name: 'retention', cronTime: dailyCron(DAILY_JOB_TIMES.retention), run: () => this.runOnce(), logger: this.logger });
 
   constructor(
     private readonly clock: Clock,

@@ -6,7 +6,8 @@ import { AppError } from '../common/errors/app-error';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { StoreNotifications } from './store-notifications';
-import { GooglePlayClient, type PlaySubscription, playSubscriptionServes } from './stores/google-play.client';
+import { GooglePlayClient, type PlaySubscription, playState } from './stores/google-play.client';
+import type { StoreState } from './stores/store-state';
 import { SubscriptionsService } from './subscriptions.service';
 
 /** The Pub/Sub push envelope. */
@@ -17,13 +18,17 @@ export interface PubSubPush {
 
 /** What `message.data` decodes to (Real-time developer notifications). */
 interface DeveloperNotification {
-  packageName?: string;
-  subscriptionNotification?: { notificationType?: number; purchaseToken?: string; subscriptionId?: string };
-  voidedPurchaseNotification?: { purchaseToken?: string };
+  packageName?: unknown;
+  eventTimeMillis?: unknown;
+  subscriptionNotification?: { notificationType?: unknown; purchaseToken?: unknown; subscriptionId?: unknown };
+  voidedPurchaseNotification?: { purchaseToken?: unknown };
   testNotification?: unknown;
 }
 
-export type PlayNotificationOutcome = 'applied' | 'duplicate' | 'ignored';
+export type PlayNotificationOutcome = 'applied' | 'stale' | 'duplicate' | 'ignored' | 'rejected';
+
+/** A message that no redelivery can make processable. */
+class PoisonMessage extends Error {}
 
 /**
  * POST /internal/store-b-notifications after authentication. The purchase is re-read
@@ -31,6 +36,11 @@ export type PlayNotificationOutcome = 'applied' | 'duplicate' | 'ignored';
  * then one transaction records the messageId under its unique key and applies the
  * state. A repeat loses the insert and changes nothing; a failure rolls both back, so
  * Pub/Sub redelivers and the message is applied then.
+ *
+ * Pub/Sub redelivers any non-2xx for days, so a message that can never be processed (no
+ * messageId, `data` that is not base64 JSON, a purchase token that is not a string) is
+ * acknowledged as 'rejected' with a warning; a failure that may pass (the store or the
+ * database unavailable) is not.
  */
 @Injectable()
 export class PlayNotificationsService {
@@ -46,32 +56,34 @@ export class PlayNotificationsService {
   ) {}
 
   async handle(push: PubSubPush): Promise<PlayNotificationOutcome> {
-    const messageId = push.message?.messageId ?? push.message?.message_id;
-    if (typeof messageId !== 'string' || messageId === '' || messageId.length > 255) {
-      throw new AppError('VALIDATION_FAILED', 'message.messageId is required');
+    let message: { messageId: string; notification: DeveloperNotification; purchaseToken: string | undefined };
+    try {
+      message = parseMessage(push);
+    } catch (error) {
+      if (!(error instanceof PoisonMessage)) throw error;
+      this.logger.warn(`Play notification acknowledged unprocessed (${error.message}); Pub/Sub would redeliver it forever`);
+      return 'rejected';
     }
-    const notification = decodeData(push.message?.data);
-    const purchaseToken =
-      notification.subscriptionNotification?.purchaseToken ?? notification.voidedPurchaseNotification?.purchaseToken;
+    const { messageId, notification, purchaseToken } = message;
     const forOtherApp = notification.packageName !== this.config.subscriptions.googlePlay.packageName;
 
-    let subscription: PlaySubscription | null = null;
+    let state: StoreState | null = null;
     if (purchaseToken && !forOtherApp) {
       if (await this.notifications.seen('android', messageId)) return 'duplicate';
-      subscription = await this.reRead(purchaseToken);
+      const subscription = await this.reRead(purchaseToken);
+      // The re-read is the store's word, a refund included: a voided order of an earlier
+      // period leaves the period in force, a revoked subscription reads as expired.
+      state = playState(subscription, this.clock.now(), eventTimeOf(notification));
     }
 
     return this.dataSource.transaction(async (manager) => {
       if (!(await this.notifications.record(manager, 'android', messageId))) return 'duplicate';
-      if (!subscription || !purchaseToken) {
+      if (!state || !purchaseToken) {
         // Test notifications, one-time products, other apps: acknowledged, nothing to apply.
         this.logger.log(`Play notification ${messageId} acknowledged without a subscription to apply`);
         return 'ignored';
       }
-      const voided = notification.voidedPurchaseNotification !== undefined;
-      const serving = !voided && playSubscriptionServes(subscription, this.clock.now());
-      await this.subscriptions.applyNotification(manager, 'android', purchaseToken, { ...subscription, serving });
-      return 'applied';
+      return this.subscriptions.applyNotification(manager, 'android', purchaseToken, state);
     });
   }
 
@@ -81,19 +93,41 @@ export class PlayNotificationsService {
       return await this.play.getSubscription(purchaseToken);
     } catch (error) {
       // Invalid tokens too: a fresh purchase may not be readable yet, and a retry is cheap.
-      this.logger.warn(`Play re-read failed: ${(error as Error).message}`);
+      this.logger.warn(`Google Play re-read failed: ${(error as Error).message}`);
       throw new AppError('STORE_UNAVAILABLE', 'The store could not be read; redeliver later');
     }
   }
 }
 
-function decodeData(data: unknown): DeveloperNotification {
-  if (typeof data !== 'string' || data === '') throw new AppError('VALIDATION_FAILED', 'message.data is required');
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(data, 'base64').toString('utf8'));
-    if (parsed === null || typeof parsed !== 'object') throw new Error('not an object');
-    return parsed as DeveloperNotification;
-  } catch {
-    throw new AppError('VALIDATION_FAILED', 'message.data is not base64-encoded JSON');
+function parseMessage(push: PubSubPush): { messageId: string; notification: DeveloperNotification; purchaseToken: string | undefined } {
+  const messageId = push.message?.messageId ?? push.message?.message_id;
+  if (typeof messageId !== 'string' || messageId === '' || messageId.length > 255) {
+    throw new PoisonMessage('message.messageId missing or not a string of at most 255 characters');
   }
+  const notification = decodeData(push.message?.data, messageId);
+  const token = notification.subscriptionNotification?.purchaseToken ?? notification.voidedPurchaseNotification?.purchaseToken;
+  if (token !== undefined && (typeof token !== 'string' || token === '' || token.length > 512)) {
+    throw new PoisonMessage(`message ${messageId}: purchaseToken is not a string of 1-512 characters`);
+  }
+  return { messageId, notification, purchaseToken: token };
+}
+
+function decodeData(data: unknown, messageId: string): DeveloperNotification {
+  if (typeof data !== 'string' || data === '') throw new PoisonMessage(`message ${messageId}: message.data missing`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(data, 'base64').toString('utf8'));
+  } catch {
+    throw new PoisonMessage(`message ${messageId}: message.data is not base64-encoded JSON`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new PoisonMessage(`message ${messageId}: message.data is not a JSON object`);
+  }
+  return parsed as DeveloperNotification;
+}
+
+/** When the reported change happened (eventTimeMillis is a string of milliseconds). */
+function eventTimeOf(notification: DeveloperNotification): Date | undefined {
+  const millis = Number(notification.eventTimeMillis);
+  return Number.isFinite(millis) && millis > 0 ? new Date(millis) : undefined;
 }

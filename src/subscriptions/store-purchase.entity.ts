@@ -1,11 +1,16 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { UserEntity } from '../users/user.entity';
 
-/** One store subscription (iOS original transaction, Android purchase token) and who it entitles. Written only by StorePurchases. */
+/**
+ * One store subscription (iOS original transaction, Android purchase token), who it
+ * entitles, and the store's state of it as of `storeSignedAt`. Written only by StorePurchases.
+ */
 @Entity('store_purchases')
 @Unique('uq_store_purchases_platform_ref', ['platform', 'storeRef'])
 @Check('ck_store_purchases_platform', `platform IN ('ios', 'android')`)
+@Check('ck_store_purchases_environment', `environment IN ('production', 'sandbox')`)
 @Index('ix_store_purchases_user_id', ['userId'])
+@Index('ix_store_purchases_linked_ref', ['platform', 'linkedStoreRef'], { where: 'linked_store_ref IS NOT NULL' })
 export class StorePurchaseEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;
@@ -32,6 +37,33 @@ export class StorePurchaseEntity {
 
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
   expiresAt: Date | null;
+
+  /** Where the store says it was bought: App Store sandbox and Play test purchases are `sandbox`. */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  environment: 'production' | 'sandbox' | null;
+
+  /** The store's transaction in force (iOS transactionId, Android latestOrderId). */
+  @Column({ name: 'transaction_id', type: 'varchar', length: 255, nullable: true })
+  transactionId: string | null;
+
+  /** Until when the purchase entitles its user; NULL while it does not (expired, revoked, replaced). */
+  @Column({ name: 'entitled_until', type: 'timestamptz', nullable: true })
+  entitledUntil: Date | null;
+
+  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
+  revokedAt: Date | null;
+
+  /** The store's time of the stored state (Apple's signedDate; Play: when it was re-read); an older report is ignored. */
+  @Column({ name: 'store_signed_at', type: 'timestamptz', nullable: true })
+  storeSignedAt: Date | null;
+
+  /** Play's linkedPurchaseToken: the purchase this one replaced in a plan change. */
+  @Column({ name: 'linked_store_ref', type: 'varchar', length: 512, nullable: true })
+  linkedStoreRef: string | null;
+
+  /** When a newer purchase replaced this one; it entitles no one from then on. */
+  @Column({ name: 'superseded_at', type: 'timestamptz', nullable: true })
+  supersededAt: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -4,6 +4,12 @@ import { type EnvReader, splitList } from '../config/env-reader';
 export interface SubscriptionsConfig {
   /** Store product id → tier it grants; the same ids on both stores. */
   products: Record<string, 'pro' | 'max'>;
+  /**
+   * Whether purchases the stores mark as sandbox (App Store sandbox, Play license testers)
+   * grant a tier. `grant` by default: App Review and TestFlight buy in the sandbox against
+   * the production app.
+   */
+  sandboxPurchases: 'grant' | 'refuse';
   googlePlay: {
     /** Android application id; unset: Android verification answers 503. */
     packageName?: string;
@@ -61,6 +67,7 @@ export function subscriptionsConfig(read: EnvReader): SubscriptionsConfig {
 
   return {
     products: parseProducts(read, read.string('SUBSCRIPTION_PRODUCTS', 'service.pro.monthly=pro,service.max.monthly=max')),
+    sandboxPurchases: read.oneOf('SANDBOX_PURCHASES', ['grant', 'refuse'] as const, 'grant'),
     googlePlay: {
       packageName: read.optionalString('GOOGLE_PLAY_PACKAGE_NAME'),
       serviceAccount: read.optionalString('GOOGLE_PLAY_SERVICE_ACCOUNT'),

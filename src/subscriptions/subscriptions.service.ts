@@ -7,20 +7,25 @@ import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import type { VerifySubscriptionRequest, VerifySubscriptionResponse } from './dto/subscription.dto';
 import { AppStoreClient, AppStoreInvalidError } from './stores/app-store.client';
-import { GooglePlayClient, PlayPurchaseInvalidError, playSubscriptionServes } from './stores/google-play.client';
-import { StorePurchases } from './store-purchases';
+import { GooglePlayClient, PlayPurchaseInvalidError, playState } from './stores/google-play.client';
+import { type LockedPurchase, StorePurchases } from './store-purchases';
 import type { StoreState } from './stores/store-state';
-import { type StorePlatform, TierTransitions } from './tier-transitions';
+import { type Entitlement, type StorePlatform, TierTransitions } from './tier-transitions';
 
 /**
  * POST /api/v1/subscription/verify, and the part of the store notifications that
- * applies a store state. The store is read first; nothing is written before it answered
+ * records a store state. The store is read first; nothing is written before it answered
  * and the product is known, so every error leaves the account as it was.
+ *
+ * Each purchase keeps the store's latest word on it (a report older than the stored one
+ * changes nothing), and the user's tier is derived from all of their purchases in force
+ * (TierTransitions), so the answer is the user's entitlement, not the one purchase's.
  *
  * Binding rule: one store purchase (Android purchase token, iOS original transaction)
  * entitles one user, the one who verified it last. That is the stores' own model: a
  * purchase follows the store account, which may sign in to another of our accounts.
- * Moving it withdraws the previous user's tier when it came from that purchase.
+ * A Play plan change issues a new purchase token that names the old one
+ * (linkedPurchaseToken): the new purchase belongs to the old one's user and replaces it.
  */
 @Injectable()
 export class SubscriptionsService {
@@ -43,40 +48,68 @@ export class SubscriptionsService {
     if (!tier || !this.config.subscriptions.products[request.product_id]) {
       throw new AppError('UNKNOWN_PRODUCT', 'The subscription is for a product this service does not sell');
     }
+    if (state.environment === 'sandbox' && this.config.subscriptions.sandboxPurchases === 'refuse') {
+      throw new AppError('SUBSCRIPTION_INVALID', 'Sandbox purchases do not grant a tier on this deployment');
+    }
     if (state.productId !== request.product_id) {
       // A plan change inside the group: the store's product decides.
       this.logger.log(`verify: request product ${request.product_id}, store product ${state.productId}`);
     }
-    await this.dataSource.transaction((manager) => this.bind(manager, userId, request.platform, storeRef, state, tier));
-    if (!state.serving) return { active: false, tier: 'none' };
-    return { active: true, tier, premium_until: state.expiryTime!.toISOString(), product_id: state.productId! };
+    const entitlement = await this.dataSource.transaction((manager) => this.bind(manager, userId, request.platform, storeRef, state));
+    const now = this.clock.now();
+    if (!entitlement?.until || entitlement.tier === 'none' || entitlement.until <= now) return { active: false, tier: 'none' };
+    return {
+      active: true,
+      tier: entitlement.tier,
+      premium_until: entitlement.until.toISOString(),
+      product_id: entitlement.productId ?? this.productOf(entitlement.tier),
+    };
   }
 
   /**
-   * A store notification's state: recorded on the purchase and applied to the user it is
-   * bound to. A purchase no user has verified yet is kept (user_id NULL) for a later verify.
+   * A store notification's state: recorded on the purchase unless older than the stored
+   * one ('stale'), and the tier of the user it is bound to derived again. A purchase no
+   * user has verified yet is kept (user_id NULL) for a later verify.
    */
-  async applyNotification(manager: EntityManager, platform: StorePlatform, storeRef: string, state: StoreState): Promise<void> {
+  async applyNotification(manager: EntityManager, platform: StorePlatform, storeRef: string, state: StoreState): Promise<'applied' | 'stale'> {
     const purchase = await this.purchases.lock(manager, platform, storeRef);
+    if (isOlder(state, purchase)) return 'stale';
     await this.purchases.recordState(manager, purchase.id, purchase.user_id, state, this.clock.now());
-    if (purchase.user_id === null) return;
-    await this.applyTo(manager, purchase.user_id, platform, storeRef, state, this.tierOf(state.productId));
+    let owner = purchase.user_id;
+    const affected = new Map<number, Date>();
+    if (state.linkedStoreRef) {
+      const replaced = await this.purchases.supersede(manager, platform, state.linkedStoreRef, state.signedAt);
+      if (replaced && replaced.user_id !== null) {
+        if (owner === null) {
+          owner = replaced.user_id;
+          await this.purchases.bind(manager, purchase.id, owner);
+        }
+        if (replaced.user_id !== owner) affected.set(replaced.user_id, state.effectiveAt);
+      }
+    }
+    if (owner !== null) affected.set(owner, state.effectiveAt);
+    await this.recomputeAll(manager, affected);
+    return 'applied';
   }
 
   private tierOf(productId: string | null): 'pro' | 'max' | undefined {
     return productId ? this.config.subscriptions.products[productId] : undefined;
   }
 
+  private productOf(tier: 'pro' | 'max'): string | undefined {
+    return Object.entries(this.config.subscriptions.products).find(([, productTier]) => productTier === tier)?.[0];
+  }
+
   private async readPlay(token: string): Promise<{ storeRef: string; state: StoreState }> {
     if (!this.play.configured) throw new AppError('STORE_NOT_CONFIGURED', 'Android subscription verification is not configured');
     try {
       const subscription = await this.play.getSubscription(token);
-      return { storeRef: token, state: { ...subscription, serving: playSubscriptionServes(subscription, this.clock.now()) } };
+      return { storeRef: token, state: playState(subscription, this.clock.now()) };
     } catch (error) {
       if (error instanceof PlayPurchaseInvalidError) {
         throw new AppError('SUBSCRIPTION_INVALID', 'The store does not know this purchase');
       }
-      this.logger.warn(`Play verification failed: ${(error as Error).message}`);
+      this.logger.warn(`Google Play unavailable during verify: ${(error as Error).message}`);
       throw new AppError('STORE_UNAVAILABLE', 'The store could not be reached; try again later');
     }
   }
@@ -84,51 +117,54 @@ export class SubscriptionsService {
   private async readAppStore(signedTransaction: string): Promise<{ storeRef: string; state: StoreState }> {
     if (!this.appStore.configured) throw new AppError('STORE_NOT_CONFIGURED', 'iOS subscription verification is not configured');
     try {
-      const storeRef = await this.appStore.originalTransactionIdOf(signedTransaction);
-      return { storeRef, state: await this.appStore.currentState(storeRef, this.clock.now()) };
+      const { originalTransactionId, environment } = await this.appStore.originalTransactionOf(signedTransaction);
+      return { storeRef: originalTransactionId, state: await this.appStore.currentState(originalTransactionId, environment, this.clock.now()) };
     } catch (error) {
       if (error instanceof AppStoreInvalidError) {
         throw new AppError('SUBSCRIPTION_INVALID', 'The transaction is not a valid purchase of this app');
       }
-      this.logger.warn(`App Store verification failed: ${(error as Error).message}`);
+      this.logger.warn(`App Store unavailable during verify: ${(error as Error).message}`);
       throw new AppError('STORE_UNAVAILABLE', 'The store could not be reached; try again later');
     }
   }
 
   /**
-   * Records the purchase under the caller and applies it. The purchase row is locked
-   * first (inserted when new), so two verifies of one purchase take turns and the
-   * second sees the first's binding.
+   * Records the purchase under the caller and derives the tiers it touches: the caller's,
+   * the previous holder's when it moves, and the holder of a purchase it replaced. The
+   * purchase row is locked first (inserted when new), so two verifies of one purchase
+   * take turns and the second sees the first's binding.
    */
-  private async bind(
-    manager: EntityManager,
-    userId: number,
-    platform: StorePlatform,
-    storeRef: string,
-    state: StoreState,
-    tier: 'pro' | 'max',
-  ): Promise<void> {
+  private async bind(manager: EntityManager, userId: number, platform: StorePlatform, storeRef: string, state: StoreState): Promise<Entitlement | undefined> {
     const purchase = await this.purchases.lock(manager, platform, storeRef);
-    await this.purchases.recordState(manager, purchase.id, userId, state, this.clock.now());
-    if (purchase.user_id !== null && purchase.user_id !== userId) {
-      await this.transitions.withdraw(manager, purchase.user_id, storeRef);
+    const affected = new Map<number, Date>();
+    if (isOlder(state, purchase)) {
+      await this.purchases.bind(manager, purchase.id, userId);
+    } else {
+      await this.purchases.recordState(manager, purchase.id, userId, state, this.clock.now());
+      if (state.linkedStoreRef) {
+        const replaced = await this.purchases.supersede(manager, platform, state.linkedStoreRef, state.signedAt);
+        if (replaced && replaced.user_id !== null && replaced.user_id !== userId) affected.set(replaced.user_id, state.effectiveAt);
+      }
     }
-    await this.applyTo(manager, userId, platform, storeRef, state, tier);
+    // The purchase moved away from its previous holder, now.
+    if (purchase.user_id !== null && purchase.user_id !== userId) affected.set(purchase.user_id, this.clock.now());
+    // A plan change the store reported before the app verified the old purchase.
+    await this.purchases.adoptReplacements(manager, platform, storeRef, userId);
+    affected.set(userId, state.effectiveAt);
+    return (await this.recomputeAll(manager, affected)).get(userId);
   }
 
-  /** Grants while the store says it serves a product we sell, else withdraws what came from it. */
-  private async applyTo(
-    manager: EntityManager,
-    userId: number,
-    platform: StorePlatform,
-    storeRef: string,
-    state: StoreState,
-    tier: 'pro' | 'max' | undefined,
-  ): Promise<void> {
-    if (tier && state.serving && state.expiryTime) {
-      await this.transitions.grant(manager, userId, { tier, until: state.expiryTime, platform, txRef: storeRef });
-    } else {
-      await this.transitions.withdraw(manager, userId, storeRef);
+  /** Derives each user's tier again, in user id order so concurrent transactions lock users alike. */
+  private async recomputeAll(manager: EntityManager, users: Map<number, Date>): Promise<Map<number, Entitlement | undefined>> {
+    const results = new Map<number, Entitlement | undefined>();
+    for (const [userId, effectiveAt] of [...users].sort(([a], [b]) => a - b)) {
+      results.set(userId, await this.transitions.recompute(manager, userId, effectiveAt));
     }
+    return results;
   }
+}
+
+/** A report older than the state stored for the purchase: stores redeliver late and out of order. */
+function isOlder(state: StoreState, purchase: LockedPurchase): boolean {
+  return purchase.store_signed_at !== null && state.signedAt.getTime() < purchase.store_signed_at.getTime();
 }

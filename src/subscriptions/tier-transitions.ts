@@ -1,57 +1,68 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
 import { activeTier } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
 import { type PremiumColumns, UsersRepository } from '../users/users.repository';
+import { type PurchaseInForce, StorePurchases } from './store-purchases';
 
 export type StorePlatform = 'ios' | 'android';
 
-/** What a store says one user is entitled to from one purchase. */
+/** What the user is entitled to, and the purchase it comes from (none for an operator's tier). */
 export interface Entitlement {
-  tier: Exclude<PremiumTier, 'none'>;
-  until: Date;
-  platform: StorePlatform;
-  txRef: string;
+  tier: PremiumTier;
+  until: Date | null;
+  platform: StorePlatform | null;
+  txRef: string | null;
+  productId: string | null;
 }
 
 const TIER_RANK: Record<PremiumTier, number> = { none: 0, pro: 1, max: 2 };
+const NO_ENTITLEMENT: Entitlement = { tier: 'none', until: null, platform: null, txRef: null, productId: null };
 
 /**
  * The subscription tier transitions: the only code that decides premium_tier, premium_until,
- * premium_platform and premium_tx_ref (UsersRepository, the owner of users, writes them). Every method runs inside the caller's
- * transaction and locks the user's row first (the lock the watchlist takes too), so
- * a transition and a watchlist add or trim of the same user take turns.
+ * premium_platform, premium_tx_ref and the downgrade timer (UsersRepository, the owner of
+ * users, writes them). Every method runs inside the caller's transaction and locks the
+ * user's row first (the lock the watchlist takes too), so a transition and a watchlist
+ * add or trim of the same user take turns.
+ *
+ * The tier is derived from all of the user's purchases in force (the highest tier, until
+ * the latest end among that tier's purchases), never from the last store message alone:
+ * an expired iOS purchase leaves the pro of an Android one. A tier an operator set by
+ * hand counts as one more purchase until it lapses.
  *
  * `premium_tier` is the tier the service last knew the user to hold: it stays set after
- * `premium_until` passes until a store report or `expireLapsed` records the end. Each
- * transition compares that stored tier with the tier in force after it, never the
- * active tier before it: after a lapse the active tier is already `none`, and a
- * comparison with it would miss the drop. A drop records the moment in `downgraded_at`
- * (starting the 7-day cleanup timer), a rise clears it (cancelling the pending
- * cleanup), an unchanged tier leaves it as it is.
- *
- * The downgrade moment is when the service learns the entitlement ended: the store
- * report or verify that withdraws it, or the first watchlist read or daily cleanup run
- * that sees `premium_until` passed, whichever comes first. Not `premium_until` itself
- * (the specification measures from the downgrade moment, and a report that arrives
- * days late must still leave the user the full 7 days).
+ * `premium_until` passes until a store report or the lapse sweep records the end. Each
+ * transition compares that stored tier with the tier in force after it. A drop records
+ * when it took effect in `downgraded_at` (starting the 7-day cleanup timer): `premium_until`
+ * when the tier had lapsed before anyone noticed, else when the store says the change took
+ * effect (a refund's revocation, the start of a lower plan). `downgraded_from` keeps the
+ * highest tier held since, and only a rise back to it cancels the cleanup: max → none → pro
+ * still trims what is above pro's capacity.
  */
 @Injectable()
 export class TierTransitions {
   constructor(
     private readonly clock: Clock,
     private readonly users: UsersRepository,
+    private readonly purchases: StorePurchases,
+    @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  /** The store confirms an active subscription: the tier and expiry come from it. */
-  async grant(manager: EntityManager, userId: number, entitlement: Entitlement): Promise<void> {
-    await this.write(manager, userId, {
-      tier: entitlement.tier,
-      until: entitlement.until,
-      platform: entitlement.platform,
-      txRef: entitlement.txRef,
-    });
+  /**
+   * Derives the user's tier from their purchases after a store changed one of them;
+   * `effectiveAt` is when the store says the change took effect. Undefined when the user is gone.
+   */
+  async recompute(manager: EntityManager, userId: number, effectiveAt: Date): Promise<Entitlement | undefined> {
+    const row = await this.users.lockPremium(manager, userId);
+    if (!row) return undefined;
+    const now = this.clock.now();
+    const next = this.best(await this.purchases.inForce(manager, userId, now), row, now);
+    await this.write(manager, userId, row, next, effectiveAt);
+    return next;
   }
 
   /**
@@ -62,53 +73,71 @@ export class TierTransitions {
   async setByOperator(manager: EntityManager, userId: number, tier: PremiumTier, until: Date | null): Promise<boolean> {
     const row = await this.users.lockPremium(manager, userId);
     if (!row) return false;
-    await this.write(manager, userId, { tier, until: tier === 'none' ? null : until, platform: null, txRef: null }, row);
+    const next = { tier, until: tier === 'none' ? null : until, platform: null, txRef: null, productId: null };
+    await this.write(manager, userId, row, next, this.clock.now());
     return true;
   }
 
   /**
-   * The purchase `txRef` no longer entitles anyone (expired, refunded, revoked, moved to
-   * another user). Only withdrawn when it is the purchase the user's tier came from,
-   * so an older purchase never takes away a newer one.
+   * A lapse no store reported: `premium_until` passed. The tier is derived again from the
+   * purchases still in force, and a drop took effect at `premium_until`. False when
+   * there was nothing to record.
    */
-  async withdraw(manager: EntityManager, userId: number, txRef: string): Promise<boolean> {
-    const row = await this.users.lockPremium(manager, userId);
-    if (!row || row.premium_tx_ref !== txRef) return false;
-    await this.write(manager, userId, { tier: 'none', until: null, platform: null, txRef: null }, row);
-    return true;
-  }
-
-  /**
-   * A lapse seen before any store reported it: premium_until passed without a renewal.
-   * The stored tier becomes `none` and the downgrade moment is now, the moment it was
-   * first observed. The purchase reference stays, so the store's later report of the
-   * same purchase finds it, sees no drop and keeps this moment.
-   */
-  async expireLapsed(manager: EntityManager, userId: number): Promise<boolean> {
+  async settleLapse(manager: EntityManager, userId: number): Promise<boolean> {
     const row = await this.users.lockPremium(manager, userId);
     const now = this.clock.now();
     if (!row || row.premium_tier === 'none' || activeTier(toTierInput(row), now) !== 'none') return false;
-    await this.users.recordLapse(manager, userId, now);
+    const next = this.best(await this.purchases.inForce(manager, userId, now), row, now);
+    await this.write(manager, userId, row, next, row.premium_until ?? now);
     return true;
   }
 
-  private async write(
-    manager: EntityManager,
-    userId: number,
-    next: { tier: PremiumTier; until: Date | null; platform: StorePlatform | null; txRef: string | null },
-    locked?: PremiumColumns,
-  ): Promise<void> {
-    const row = locked ?? (await this.users.lockPremium(manager, userId));
-    if (!row) return;
+  /** The highest tier among the purchases in force (and an operator's tier in force), until its latest end. */
+  private best(purchases: PurchaseInForce[], row: PremiumColumns, now: Date): Entitlement {
+    const candidates: Entitlement[] = [];
+    const refuseSandbox = this.config.subscriptions.sandboxPurchases === 'refuse';
+    for (const purchase of purchases) {
+      const tier = purchase.product_id ? this.config.subscriptions.products[purchase.product_id] : undefined;
+      if (!tier || (refuseSandbox && purchase.environment === 'sandbox')) continue;
+      candidates.push({ tier, until: purchase.entitled_until, platform: purchase.platform, txRef: purchase.store_ref, productId: purchase.product_id });
+    }
+    if (row.premium_platform === null && activeTier(toTierInput(row), now) !== 'none') {
+      candidates.push({ tier: row.premium_tier, until: row.premium_until, platform: null, txRef: null, productId: null });
+    }
+    let best = NO_ENTITLEMENT;
+    for (const candidate of candidates) {
+      const rank = TIER_RANK[candidate.tier] - TIER_RANK[best.tier];
+      if (rank > 0 || (rank === 0 && candidate.until!.getTime() > (best.until?.getTime() ?? 0))) best = candidate;
+    }
+    return best;
+  }
+
+  private async write(manager: EntityManager, userId: number, row: PremiumColumns, next: Entitlement, effectiveAt: Date): Promise<void> {
     const now = this.clock.now();
     // Stored as the tier in force, so an entitlement that has already ended is never
-    // kept as a tier that expireLapsed would record as a second drop later.
+    // kept as a tier that the lapse sweep would record as a second drop later.
     const tierAfter = activeTier({ premiumTier: next.tier, premiumUntil: next.until }, now);
     const before = TIER_RANK[row.premium_tier];
     const after = TIER_RANK[tierAfter];
-    // 'keep' leaves a pending cleanup running when the tier neither drops nor rises.
-    const downgrade = after < before ? 'drop' : after > before ? 'rise' : 'keep';
-    await this.users.writePremium(manager, userId, { ...next, tier: tierAfter, downgrade, at: now });
+    let downgradedAt = row.downgraded_at;
+    let downgradedFrom = row.downgraded_from;
+    if (after < before) {
+      const lapsedAt = row.premium_until !== null && row.premium_until <= now ? row.premium_until : now;
+      downgradedAt = new Date(Math.min(lapsedAt.getTime(), effectiveAt.getTime(), now.getTime()));
+      const heldBefore = row.premium_tier as Exclude<PremiumTier, 'none'>;
+      downgradedFrom = downgradedFrom !== null && TIER_RANK[downgradedFrom] > before ? downgradedFrom : heldBefore;
+    } else if (after > before && (downgradedFrom === null || after >= TIER_RANK[downgradedFrom])) {
+      downgradedAt = null;
+      downgradedFrom = null;
+    }
+    await this.users.writePremium(manager, userId, {
+      tier: tierAfter,
+      until: next.until,
+      platform: next.platform,
+      txRef: next.txRef,
+      downgradedAt,
+      downgradedFrom: downgradedAt === null ? null : downgradedFrom,
+    });
   }
 }
 

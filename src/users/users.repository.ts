@@ -8,18 +8,21 @@ import { type PremiumTier, UserEntity } from './user.entity';
 export interface PremiumColumns {
   premium_tier: PremiumTier;
   premium_until: Date | null;
+  /** NULL for a tier an operator set by hand (no purchase behind it). */
+  premium_platform: string | null;
   premium_tx_ref: string | null;
+  downgraded_at: Date | null;
+  downgraded_from: Exclude<PremiumTier, 'none'> | null;
 }
 
-/** What a tier transition writes; `downgrade` says what happens to the pending cleanup moment. */
+/** What a tier transition writes, the pending downgrade cleanup included. */
 export interface PremiumWrite {
   tier: PremiumTier;
   until: Date | null;
   platform: string | null;
   txRef: string | null;
-  /** 'drop' records `at` as the downgrade moment, 'rise' clears it, 'keep' leaves it. */
-  downgrade: 'drop' | 'rise' | 'keep';
-  at: Date;
+  downgradedAt: Date | null;
+  downgradedFrom: Exclude<PremiumTier, 'none'> | null;
 }
 
 /** Raised inside the sign-in transaction when a concurrent sign-in bound the subject first. */
@@ -91,7 +94,8 @@ export class UsersRepository {
    */
   async lockPremium(manager: EntityManager, userId: number): Promise<PremiumColumns | undefined> {
     const [row] = await manager.query<PremiumColumns[]>(
-      'SELECT premium_tier, premium_until, premium_tx_ref FROM users WHERE id = $1 FOR NO KEY UPDATE',
+      `SELECT premium_tier, premium_until, premium_platform, premium_tx_ref, downgraded_at, downgraded_from
+         FROM users WHERE id = $1 FOR NO KEY UPDATE`,
       [userId],
     );
     return row;
@@ -122,15 +126,10 @@ export class UsersRepository {
   async writePremium(manager: EntityManager, userId: number, next: PremiumWrite): Promise<void> {
     await manager.query(
       `UPDATE users SET premium_tier = $2, premium_until = $3, premium_platform = $4, premium_tx_ref = $5,
-         downgraded_at = CASE $6::text WHEN 'drop' THEN $7::timestamptz WHEN 'rise' THEN NULL ELSE downgraded_at END
+         downgraded_at = $6, downgraded_from = $7
        WHERE id = $1`,
-      [userId, next.tier, next.until, next.platform, next.txRef, next.downgrade, next.at],
+      [userId, next.tier, next.until, next.platform, next.txRef, next.downgradedAt, next.downgradedFrom],
     );
-  }
-
-  /** Records a lapse first observed at `at`: stored tier `none`, the downgrade moment `at`; the rest stays. */
-  async recordLapse(manager: EntityManager, userId: number, at: Date): Promise<void> {
-    await manager.query(`UPDATE users SET premium_tier = 'none', downgraded_at = $2 WHERE id = $1`, [userId, at]);
   }
 
   /**
@@ -139,7 +138,8 @@ export class UsersRepository {
    */
   async clearDueDowngrade(manager: EntityManager, userId: number, dueAt: Date): Promise<boolean> {
     const cleared = await manager.query<{ id: number }[]>(
-      `WITH cleared AS (UPDATE users SET downgraded_at = NULL WHERE id = $1 AND downgraded_at <= $2 RETURNING id)
+      `WITH cleared AS (
+         UPDATE users SET downgraded_at = NULL, downgraded_from = NULL WHERE id = $1 AND downgraded_at <= $2 RETURNING id)
        SELECT id FROM cleared`,
       [userId, dueAt],
     );

@@ -1,10 +1,9 @@
-import { DAILY_JOB_TIMES, dailyCron } from '../fleet/daily-job-times';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { DailySingletonJob } from '../fleet/daily-singleton-job';
+import { CronSingletonJob } from '../fleet/cron-singleton-job';
 import { SingletonJobs } from '../fleet/singleton-jobs';
 import { WatchlistService } from './watchlist.service';
 import { TierTransitions } from '../subscriptions/tier-transitions';
@@ -12,22 +11,25 @@ import { UsersRepository } from '../users/users.repository';
 
 /** How long a downgraded user keeps the watch entries above the new capacity. */
 export const DOWNGRADE_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
+/** The sweep's cron (seconds first): at the start of every minute. */
+export const DOWNGRADE_SWEEP_CRON = '0 * * * * *';
 
 /**
  * The downgrade cleanup. Runs for one user on every watchlist read, and for everyone
- * in a daily job. Both first record expiries nobody reported yet (premium_until passed,
- * stored tier not `none`) with the moment they observe them (see TierTransitions), then
- * trim the users whose downgrade is at least 7 days old and clear their moment.
- * The trim decides by the tier active when it runs, so an upgrade in between (which
- * also clears the moment) removes nothing.
- * The daily job is the singleton job 'downgrade-cleanup': its cron fires on every
+ * in a sweep every minute. Both first record lapses nobody reported yet (premium_until
+ * passed, stored tier not `none`: the tier is derived again from the purchases still in
+ * force, and a drop dates from premium_until, see TierTransitions), then trim the users
+ * whose downgrade is at least 7 days old and clear their moment. The trim decides by the
+ * tier active when it runs, so an upgrade in between removes nothing above it.
+ * The sweep is the singleton job 'downgrade-cleanup': its cron fires on every
  * instance, and runs only on the one that leads it.
  */
 @Injectable()
 export class DowngradeCleanupService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DowngradeCleanupService.name);
-  // Daily; the per-read check keeps each user right in between.
-  private readonly daily = new DailySingletonJob({ name: 'downgrade-cleanup', cronTime: dailyCron(DAILY_JOB_TIMES.downgradeCleanup), run: () => this.runAll(), logger: this.logger });
+  // Every minute, so a lapse is recorded and a cleanup runs when due, not the next day;
+  // the query reads two partial indexes and finds nobody on most ticks.
+  private readonly sweep = new CronSingletonJob({ name: 'downgrade-cleanup', cronTime: DOWNGRADE_SWEEP_CRON, run: () => this.runAll(), logger: this.logger });
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -41,23 +43,23 @@ export class DowngradeCleanupService implements OnModuleInit, OnApplicationBoots
 
   onModuleInit(): void {
     // A run in progress finishes on resign: each user is settled in its own transaction, and settling twice changes nothing.
-    this.daily.register(this.singletonJobs);
+    this.sweep.register(this.singletonJobs);
   }
 
   onApplicationBootstrap(): void {
-    this.daily.start(this.scheduler, this.singletonJobs);
+    this.sweep.start(this.scheduler, this.singletonJobs);
   }
 
   onApplicationShutdown(): void {
-    this.daily.stop();
+    this.sweep.stop();
   }
 
   /** One user's pending expiry and cleanup; returns how many watch entries were removed. */
   async settle(userId: number): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      await this.transitions.expireLapsed(manager, userId);
+      await this.transitions.settleLapse(manager, userId);
       // Clearing the moment is conditional on it being due; only the transaction that
-      // cleared it trims, under the user's row lock that expireLapsed already holds.
+      // cleared it trims, under the user's row lock that settleLapse already holds.
       const cleared = await this.users.clearDueDowngrade(manager, userId, new Date(this.clock.nowMs() - DOWNGRADE_GRACE_MS));
       const removed = cleared ? await this.watchlist.trimToCapacity(userId, manager) : 0;
       return removed;

@@ -199,6 +199,21 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null });
     });
 
+    it("answers the user's entitlement: an expired iOS purchase leaves the pro of an Android purchase", async () => {
+      const androidUntil = new Date(t.clock.nowMs() + 12 * DAY_MS);
+      const userId = await createUser(t.dataSource, { tier: 'pro', until: androidUntil, txRef: 'android-purchase-token' });
+      const originalId = newOriginalId();
+      answers.set(originalId, { status: 2, transaction: await transaction(originalId, { expires: t.clock.nowMs() - DAY_MS }) });
+
+      await verify(userId, await transaction(originalId)).expect(200, {
+        active: true,
+        tier: 'pro',
+        premium_until: androidUntil.toISOString(),
+        product_id: 'service.pro.monthly',
+      });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_platform: 'android', premium_tx_ref: 'android-purchase-token' });
+    });
+
     it('402 for a transaction signed by another chain (forged), before asking Apple', async () => {
       const userId = await createUser(t.dataSource);
       const originalId = newOriginalId();
@@ -260,16 +275,22 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_until: new Date(graceEnd), downgraded_at: null });
       expect(await limits(userId)).toEqual({ tier: 'pro', weekly: 60, capacity: 30 });
 
-      await notify(await notification('GRACE_PERIOD_EXPIRED', { transaction: lapsed })).expect(200);
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: t.clock.now() });
+      t.clock.set(new Date(graceEnd + 60_000));
+      answers.set(originalId, { status: 2, transaction: lapsed });
+      await notify(await notification('GRACE_PERIOD_EXPIRED', { transaction: lapsed, renewal: await renewalInfo(originalId, graceEnd) })).expect(200);
+      // The downgrade took effect when the grace period ended.
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: new Date(graceEnd) });
       expect(await limits(userId)).toEqual({ tier: 'none', weekly: 10, capacity: 3 });
     });
 
     it('DID_FAIL_TO_RENEW without a grace period ends service at the lapsed expiry', async () => {
       const { userId, originalId } = await subscriber();
-      const lapsed = await transaction(originalId, { expires: t.clock.nowMs() - 1000 });
+      const expires = t.clock.nowMs() - 1000;
+      const lapsed = await transaction(originalId, { expires });
+      // What getAllSubscriptionStatuses then says: billing retry, not serving.
+      answers.set(originalId, { status: 3, transaction: lapsed });
       await notify(await notification('DID_FAIL_TO_RENEW', { transaction: lapsed, renewal: await renewalInfo(originalId) })).expect(200);
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: t.clock.now() });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: new Date(expires) });
     });
 
     it('acknowledges a type that changes no entitlement (PRICE_INCREASE) and records it', async () => {
@@ -283,9 +304,14 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
 
     it.each(['EXPIRED', 'REFUND', 'REVOKE'])('%s withdraws the entitlement and records the downgrade', async (type) => {
       const { userId, originalId } = await subscriber('service.max.monthly');
-      const signed = await transaction(originalId, { productId: 'service.max.monthly', revoked: type !== 'EXPIRED' });
+      const revoked = type !== 'EXPIRED';
+      const signed = await transaction(originalId, { productId: 'service.max.monthly', revoked });
+      // Apple's status API confirms the withdrawal before it is applied.
+      answers.set(originalId, { status: revoked ? 5 : 2, transaction: signed });
       await notify(await notification(type, { transaction: signed })).expect(200, { status: 'applied' });
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null, premium_tx_ref: null, downgraded_at: t.clock.now() });
+      // A refund or revocation dates the downgrade at its revocationDate.
+      const droppedAt = revoked ? new Date(t.clock.nowMs() - 1000) : t.clock.now();
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null, premium_tx_ref: null, downgraded_at: droppedAt });
       expect(await limits(userId)).toEqual({ tier: 'none', weekly: 10, capacity: 3 });
     });
 
@@ -356,32 +382,33 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
       const lapsed = await transaction(originalId, { productId: 'service.max.monthly', expires: until });
 
       t.clock.set(new Date(until + 2 * DAY_MS));
-      const reportedAt = t.clock.now();
+      answers.set(originalId, { status: 2, transaction: lapsed });
       await notify(await notification('EXPIRED', { transaction: lapsed })).expect(200, { status: 'applied' });
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null, downgraded_at: reportedAt });
+      // The downgrade took effect at premium_until, however late the store reports it.
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null, downgraded_at: new Date(until) });
 
-      t.clock.set(new Date(reportedAt.getTime() + 7 * DAY_MS - 1));
+      t.clock.set(new Date(until + 7 * DAY_MS - 1));
       expect(await readWatchlist(userId)).toEqual([...STOCKS].reverse());
 
-      t.clock.set(new Date(reportedAt.getTime() + 7 * DAY_MS));
+      t.clock.set(new Date(until + 7 * DAY_MS));
       expect(await readWatchlist(userId)).toEqual(STOCKS.slice(2).reverse());
       expect((await userRow(userId)).downgraded_at).toBeNull();
     });
 
-    it('keeps the moment a watchlist read first saw the lapse when the store reports it later', async () => {
+    it('keeps the moment of the lapse a watchlist read recorded when the store reports it later', async () => {
       const { userId, originalId, until } = await maxSubscriberWatchingFive();
 
       t.clock.set(new Date(until + DAY_MS));
-      const observedAt = t.clock.now();
       expect(await readWatchlist(userId)).toHaveLength(5);
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: observedAt });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: new Date(until) });
 
       t.clock.set(new Date(until + 3 * DAY_MS));
       const lapsed = await transaction(originalId, { productId: 'service.max.monthly', expires: until });
+      answers.set(originalId, { status: 2, transaction: lapsed });
       await notify(await notification('EXPIRED', { transaction: lapsed })).expect(200, { status: 'applied' });
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_tx_ref: null, downgraded_at: observedAt });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_tx_ref: null, downgraded_at: new Date(until) });
 
-      t.clock.set(new Date(observedAt.getTime() + 7 * DAY_MS));
+      t.clock.set(new Date(until + 7 * DAY_MS));
       expect(await readWatchlist(userId)).toEqual(STOCKS.slice(2).reverse());
     });
   });

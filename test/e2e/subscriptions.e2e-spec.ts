@@ -14,7 +14,7 @@ const PLAY_ACCESS_TOKEN = 'play-access-token-of-the-test';
 const PURCHASE_PATH = `/androidpublisher/v3/applications/${PACKAGE}/purchases/subscriptionsv2/tokens/`;
 
 /** What the Play double answers for a purchase token: a subscriptionsv2 body or an HTTP error. */
-type PlayAnswer = { status: number } | { state: string; productId: string; expiry: Date };
+type PlayAnswer = { status: number } | { state: string; productId: string; expiry: Date; linkedPurchaseToken?: string };
 
 describe('subscriptions: POST /api/v1/subscription/verify (Android) and the downgrade cleanup', () => {
   let t: TestApp;
@@ -32,6 +32,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       sendJson(res, 200, {
         kind: 'androidpublisher#subscriptionPurchaseV2',
         subscriptionState: answer.state,
+        linkedPurchaseToken: answer.linkedPurchaseToken,
         lineItems: [{ productId: answer.productId, expiryTime: answer.expiry.toISOString() }],
       });
     });
@@ -66,11 +67,12 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     premium_platform: string | null;
     premium_tx_ref: string | null;
     downgraded_at: Date | null;
+    downgraded_from?: string | null;
   }
   const userRow = async (userId: number) =>
     (
       await t.dataSource.query<UserRow[]>(
-        'SELECT premium_tier, premium_until, premium_platform, premium_tx_ref, downgraded_at FROM users WHERE id = $1',
+        'SELECT premium_tier, premium_until, premium_platform, premium_tx_ref, downgraded_at, downgraded_from FROM users WHERE id = $1',
         [userId],
       )
     )[0];
@@ -88,6 +90,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       premium_platform: null,
       premium_tx_ref: null,
       downgraded_at: null,
+      downgraded_from: null,
     });
 
   describe('verify', () => {
@@ -106,6 +109,7 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
         premium_platform: 'android',
         premium_tx_ref: token,
         downgraded_at: null,
+        downgraded_from: null,
       });
       expect(await limits(userId)).toEqual({ tier: 'pro', weekly: 60, capacity: 30 });
       const [purchase] = await t.dataSource.query<{ user_id: number; product_id: string; state: string }[]>(
@@ -164,18 +168,51 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
 
       await verify(userId, android(token, 'service.max.monthly')).expect(200, { active: false, tier: 'none' });
 
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null, premium_tx_ref: null, downgraded_at: NOW });
+      // The drop took effect when the store says the purchase ended, not when we heard of it.
+      expect(await userRow(userId)).toMatchObject({
+        premium_tier: 'none',
+        premium_until: null,
+        premium_tx_ref: null,
+        downgraded_at: new Date(NOW.getTime() - DAY_MS),
+      });
       expect(await limits(userId)).toEqual({ tier: 'none', weekly: 10, capacity: 3 });
     });
 
-    it('keeps a tier that came from another purchase when an unrelated purchase is reported expired', async () => {
-      const userId = await createUser(t.dataSource, { tier: 'pro', until: new Date(NOW.getTime() + 10 * DAY_MS), txRef: 'another-purchase' });
+    it("answers the user's entitlement, not the purchase's: an expired purchase leaves the pro of another one", async () => {
+      const until = new Date(NOW.getTime() + 10 * DAY_MS);
+      const userId = await createUser(t.dataSource, { tier: 'pro', until, txRef: 'another-purchase' });
       const token = newToken();
       answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() - DAY_MS) });
 
-      await verify(userId, android(token)).expect(200, { active: false, tier: 'none' });
+      await verify(userId, android(token)).expect(200, {
+        active: true,
+        tier: 'pro',
+        premium_until: until.toISOString(),
+        product_id: 'service.pro.monthly',
+      });
 
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_tx_ref: 'another-purchase', downgraded_at: null });
+    });
+
+    it('keeps the higher tier of two purchases in force until it ends, then the lower one, with the drop dated at its end', async () => {
+      const maxUntil = new Date(NOW.getTime() + 5 * DAY_MS);
+      const userId = await createUser(t.dataSource, { tier: 'max', until: maxUntil, txRef: newToken() });
+      const token = newToken();
+      const proUntil = new Date(NOW.getTime() + 60 * DAY_MS);
+      answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: proUntil });
+
+      await verify(userId, android(token)).expect(200, {
+        active: true,
+        tier: 'max',
+        premium_until: maxUntil.toISOString(),
+        product_id: 'service.max.monthly',
+      });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'max', downgraded_at: null });
+
+      t.clock.set(new Date(maxUntil.getTime() + 30_000));
+      await t.app.get(DowngradeCleanupService).runAll();
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_until: proUntil, premium_tx_ref: token, downgraded_at: maxUntil });
+      expect(await limits(userId)).toEqual({ tier: 'pro', weekly: 60, capacity: 30 });
     });
 
     it('sends the service-account bearer to the store and asks for the configured package', async () => {
@@ -328,7 +365,8 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       const token = newToken();
       const userId = await createUser(t.dataSource, { tier: 'pro', until: new Date(NOW.getTime() + 10 * DAY_MS), txRef: token });
       const codes = await addEntries(userId, 5);
-      answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() - 1) });
+      // The store says it ended at NOW (cancelled early), which is then the downgrade moment.
+      answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.pro.monthly', expiry: NOW });
       await verify(userId, android(token)).expect(200);
       expect((await userRow(userId)).downgraded_at).toEqual(NOW);
       return { userId, codes, token };
@@ -386,39 +424,56 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       expect(await entryCodes(userId)).toEqual(codes);
     });
 
-    it('records an expiry nobody reported when a watchlist read first sees it, and measures the 7 days from that read, not from premium_until', async () => {
+    it('records an expiry nobody reported when a watchlist read first sees it, dated at premium_until, when the downgrade took effect', async () => {
       const until = new Date(NOW.getTime() + DAY_MS);
       const userId = await createUser(t.dataSource, { tier: 'pro', until, txRef: newToken() });
       const codes = await addEntries(userId, 4);
 
-      const observedAt = new Date(until.getTime() + 2 * DAY_MS);
-      t.clock.set(observedAt);
+      t.clock.set(new Date(until.getTime() + 2 * DAY_MS));
       expect((await readWatchlist(userId)).body).toHaveLength(4);
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: observedAt });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: until });
 
-      t.clock.set(new Date(observedAt.getTime() + 7 * DAY_MS - 1));
+      t.clock.set(new Date(until.getTime() + 7 * DAY_MS - 1));
       await cleanup().runAll();
       expect(await entryCodes(userId)).toEqual(codes);
 
-      t.clock.set(new Date(observedAt.getTime() + 7 * DAY_MS));
+      t.clock.set(new Date(until.getTime() + 7 * DAY_MS));
       await cleanup().runAll();
       expect(await entryCodes(userId)).toEqual(codes.slice(1));
     });
 
-    it('records an expiry nobody reported when the daily job first sees it, even if no one ever reads the watchlist', async () => {
+    it('records an expiry nobody reported when the sweep first sees it, even if no one ever reads the watchlist', async () => {
       const until = new Date(NOW.getTime() + DAY_MS);
       const userId = await createUser(t.dataSource, { tier: 'max', until, txRef: newToken() });
       const codes = await addEntries(userId, 5);
 
-      const observedAt = new Date(until.getTime() + 12 * 60 * 60 * 1000);
-      t.clock.set(observedAt);
+      t.clock.set(new Date(until.getTime() + 45_000));
       await cleanup().runAll();
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: observedAt });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: until, downgraded_from: 'max' });
 
-      t.clock.set(new Date(observedAt.getTime() + 7 * DAY_MS));
+      t.clock.set(new Date(until.getTime() + 7 * DAY_MS));
       await cleanup().runAll();
       expect(await entryCodes(userId)).toEqual(codes.slice(2));
-      expect((await userRow(userId)).downgraded_at).toBeNull();
+      expect(await userRow(userId)).toMatchObject({ downgraded_at: null, downgraded_from: null });
+    });
+
+    it('keeps the cleanup above the new tier when the tier rises again to a lower one within the 7 days (max → none → pro)', async () => {
+      const until = new Date(NOW.getTime() + DAY_MS);
+      const userId = await createUser(t.dataSource, { tier: 'max', until, txRef: newToken() });
+      const codes = await addEntries(userId, 32);
+      t.clock.set(new Date(until.getTime() + 60_000));
+      await cleanup().runAll();
+
+      t.clock.set(new Date(until.getTime() + 2 * DAY_MS));
+      const token = newToken();
+      answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(until.getTime() + 40 * DAY_MS) });
+      await verify(userId, android(token)).expect(200);
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', downgraded_at: until, downgraded_from: 'max' });
+
+      t.clock.set(new Date(until.getTime() + 7 * DAY_MS));
+      await cleanup().runAll();
+      expect(await entryCodes(userId)).toEqual(codes.slice(2));
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', downgraded_at: null, downgraded_from: null });
     });
 
     it('records the downgrade when the store reports an expiry after premium_until has passed', async () => {
@@ -431,18 +486,24 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       const verifiedAt = new Date(until.getTime() + 3 * DAY_MS);
       t.clock.set(verifiedAt);
       await verify(userId, android(token, 'service.max.monthly')).expect(200, { active: false, tier: 'none' });
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null, downgraded_at: verifiedAt });
+      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null, downgraded_at: until });
 
-      t.clock.set(new Date(verifiedAt.getTime() + 7 * DAY_MS));
+      t.clock.set(new Date(until.getTime() + 7 * DAY_MS));
       expect((await readWatchlist(userId)).body).toHaveLength(3);
       expect(await entryCodes(userId)).toEqual(codes.slice(2));
     });
 
-    it('treats max to pro as a downgrade and trims to the pro capacity of 30', async () => {
-      const userId = await createUser(t.dataSource, { tier: 'max', until: new Date(NOW.getTime() + 5 * DAY_MS), txRef: 'old-max-purchase' });
+    it('treats max to pro as a downgrade and trims to the pro capacity of 30 (a Play plan change replaces the max purchase)', async () => {
+      const oldToken = newToken();
+      const userId = await createUser(t.dataSource, { tier: 'max', until: new Date(NOW.getTime() + 5 * DAY_MS), txRef: oldToken });
       const codes = await addEntries(userId, 32);
       const token = newToken();
-      answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() + 60 * DAY_MS) });
+      answers.set(token, {
+        state: 'SUBSCRIPTION_STATE_ACTIVE',
+        productId: 'service.pro.monthly',
+        expiry: new Date(NOW.getTime() + 60 * DAY_MS),
+        linkedPurchaseToken: oldToken,
+      });
 
       await verify(userId, android(token)).expect(200);
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', downgraded_at: NOW });

@@ -41,14 +41,18 @@ export class AppleSigningChain {
   private readonly intermediate: Issued;
   private readonly leaf: Issued;
 
-  constructor() {
+  /** `ocspUrl`: the revocation responder the intermediate and leaf name, as Apple's certificates do. */
+  constructor(options: { ocspUrl?: string } = {}) {
+    const ocsp = options.ocspUrl ? [{ extname: 'authorityInfoAccess', array: [{ ocsp: options.ocspUrl }] }] : [];
     this.root = issue('Test Apple Root CA', null, [{ extname: 'basicConstraints', cA: true, critical: true }]);
     this.intermediate = issue('Test Apple WWDR', { subject: 'Test Apple Root CA', privateKey: this.root.privateKey }, [
       { extname: 'basicConstraints', cA: true, critical: true },
       { extname: INTERMEDIATE_OID, extn: '0500' },
+      ...ocsp,
     ]);
     this.leaf = issue('Test App Store Signing', { subject: 'Test Apple WWDR', privateKey: this.intermediate.privateKey }, [
       { extname: LEAF_OID, extn: '0500' },
+      ...ocsp,
     ]);
   }
 

@@ -18,22 +18,37 @@ export interface UserFixture {
   id?: number;
   tier?: PremiumTier;
   until?: Date | null;
+  /**
+   * The store purchase the tier comes from: an Android purchase entitling the user until
+   * `until` is stored with it. Without it, a tier is one an operator set by hand.
+   */
   txRef?: string | null;
 }
 
+/** The default products of SUBSCRIPTION_PRODUCTS. */
+const PRODUCT_OF_TIER: Record<Exclude<PremiumTier, 'none'>, string> = { pro: 'service.pro.monthly', max: 'service.max.monthly' };
+
 /** Inserts a user (free tier unless told) and returns its id. */
 export async function createUser(db: Queryable, user: UserFixture = {}): Promise<number> {
-  const values = [user.tier ?? 'none', user.until ?? null, user.txRef ?? null];
+  const txRef = user.txRef ?? null;
+  const values = [user.tier ?? 'none', user.until ?? null, txRef, txRef === null ? null : 'android'];
   const [row] =
     user.id === undefined
       ? await db.query<{ id: number }[]>(
-          'INSERT INTO users (premium_tier, premium_until, premium_tx_ref) VALUES ($1, $2, $3) RETURNING id',
+          'INSERT INTO users (premium_tier, premium_until, premium_tx_ref, premium_platform) VALUES ($1, $2, $3, $4) RETURNING id',
           values,
         )
       : await db.query<{ id: number }[]>(
-          'INSERT INTO users (id, premium_tier, premium_until, premium_tx_ref) VALUES ($4, $1, $2, $3) RETURNING id',
+          'INSERT INTO users (id, premium_tier, premium_until, premium_tx_ref, premium_platform) VALUES ($5, $1, $2, $3, $4) RETURNING id',
           [...values, user.id],
         );
+  if (txRef !== null && user.tier && user.tier !== 'none') {
+    await db.query(
+      `INSERT INTO store_purchases (platform, store_ref, product_id, user_id, state, expires_at, entitled_until, environment)
+       VALUES ('android', $1, $2, $3, 'SUBSCRIPTION_STATE_ACTIVE', $4, $4, 'production')`,
+      [txRef, PRODUCT_OF_TIER[user.tier], row.id, user.until ?? null],
+    );
+  }
   return row.id;
 }
 

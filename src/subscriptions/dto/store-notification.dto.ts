@@ -34,9 +34,12 @@ export class PubSubPushBody {
 
 export class StoreNotificationAnswer {
   @ApiProperty({
-    enum: ['applied', 'ignored', 'duplicate'],
+    enum: ['applied', 'stale', 'ignored', 'duplicate', 'rejected'],
     example: 'applied',
-    description: '`applied`: the purchase was re-read and the tier updated; `ignored`: nothing to do (a test or another app); `duplicate`: already processed',
+    description:
+      "`applied`: the purchase's state was recorded and the tier derived again; `stale`: older than the purchase's stored " +
+      'state, not applied; `ignored`: nothing to do (a test or another app); `duplicate`: already processed; ' +
+      '`rejected` (Google Play only): a message that can never be processed, acknowledged so that it is not redelivered',
   })
-  status: 'applied' | 'ignored' | 'duplicate';
+  status: 'applied' | 'stale' | 'ignored' | 'duplicate' | 'rejected';
 }

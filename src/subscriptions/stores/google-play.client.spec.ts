@@ -1,6 +1,7 @@
 import { OAuth2Client } from 'google-auth-library';
 import { loadConfig } from '../../config/app-config';
 import { type HttpDouble, sendJson, startHttpDouble } from '../../../test/support/http-double';
+import { startSilentServer } from '../../../test/support/silent-server';
 import {
   GooglePlayClient,
   PlayPurchaseInvalidError,
@@ -15,6 +16,9 @@ const subscription = (state: string, expiryTime: Date | null): PlaySubscription 
   state,
   productId: 'service.pro.monthly',
   expiryTime,
+  linkedPurchaseToken: null,
+  testPurchase: false,
+  latestOrderId: 'GPA.3315-1326-8982-37036..0',
 });
 
 describe('playSubscriptionServes', () => {
@@ -71,5 +75,24 @@ describe('GooglePlayClient calls', () => {
       'purchases.subscriptionsv2.get invalid',
       'purchases.subscriptionsv2.get unavailable',
     ]);
+  });
+});
+
+describe('GooglePlayClient timeout', () => {
+  it('gives up on a store that accepts the connection and never answers, as unavailable', async () => {
+    const silent = await startSilentServer();
+    try {
+      const auth = new OAuth2Client();
+      auth.setCredentials({ access_token: 'play-access-token', expiry_date: Date.now() + 3_600_000 });
+      const config = loadConfig({ GOOGLE_PLAY_PACKAGE_NAME: 'com.example.briefing', GOOGLE_PLAY_API_BASE_URL: `${silent.url}/` });
+      const calls: string[] = [];
+      const client = new GooglePlayClient(config, auth, (endpoint, result) => calls.push(`${endpoint} ${result}`), 300);
+
+      await expect(client.getSubscription('token')).rejects.toBeInstanceOf(PlayUnavailableError);
+      expect(silent.accepted()).toBe(1);
+      expect(calls).toEqual(['purchases.subscriptionsv2.get unavailable']);
+    } finally {
+      await silent.close();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { GoogleAuth, type OAuth2Client } from 'google-auth-library';
 import { readFirebaseServiceAccount } from '../../attestation/firebase-service-account';
 import type { AppConfig } from '../../config/app-config';
 import type { StoreCallResult } from './app-store.client';
+import type { StoreState } from './store-state';
 
 /** What the Play Developer API says about one purchase token. */
 export interface PlaySubscription {
@@ -11,6 +12,11 @@ export interface PlaySubscription {
   /** The product of the line item that expires last. */
   productId: string | null;
   expiryTime: Date | null;
+  /** The purchase this one replaced (an upgrade, downgrade or resubscription issues a new token). */
+  linkedPurchaseToken: string | null;
+  /** A license tester's purchase: nothing was paid. */
+  testPurchase: boolean;
+  latestOrderId: string | null;
 }
 
 /** The store answered that the token is not a purchase of this app (HTTP 400/404/410). */
@@ -22,6 +28,8 @@ export class PlayUnavailableError extends Error {}
 export const GOOGLE_PLAY_AUTH = Symbol('GOOGLE_PLAY_AUTH');
 
 const SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
+/** A bound on each Play Developer API call. */
+const API_TIMEOUT_MS = 10_000;
 const SUBSCRIPTIONS_GET = 'purchases.subscriptionsv2.get';
 
 /** The auth client of GOOGLE_PLAY_SERVICE_ACCOUNT, or null while Android verification is off. */
@@ -38,6 +46,8 @@ export function createPlayAuth(config: AppConfig): GoogleAuth | OAuth2Client | n
   return new GoogleAuth({
     credentials: { client_email: account.client_email, private_key: account.private_key },
     scopes: [SCOPE],
+    // The access-token request is an outbound call too: bounded, on Node's own fetch.
+    clientOptions: { transporterOptions: { timeout: API_TIMEOUT_MS, fetchImplementation: fetch } },
   });
 }
 
@@ -51,6 +61,8 @@ export class GooglePlayClient {
     auth: GoogleAuth | OAuth2Client | null,
     /** Told how each Play Developer API call went (the metrics). */
     private readonly onCall: (endpoint: string, result: StoreCallResult) => void = () => undefined,
+    /** The bound on each call; tests shorten it. */
+    timeoutMs = API_TIMEOUT_MS,
   ) {
     const packageName = config.subscriptions.googlePlay.packageName;
     this.packageName = packageName;
@@ -61,6 +73,7 @@ export class GooglePlayClient {
             auth,
             rootUrl: config.subscriptions.googlePlay.apiBaseUrl,
             retry: false,
+            timeout: timeoutMs,
             // Node's own fetch: gaxios would otherwise import() node-fetch, an ES module
             // that Jest's CommonJS runtime cannot load.
             fetchImplementation: fetch,
@@ -95,6 +108,10 @@ export class GooglePlayClient {
       state: data.subscriptionState ?? 'SUBSCRIPTION_STATE_UNSPECIFIED',
       productId: latest?.productId ?? data.lineItems?.[0]?.productId ?? null,
       expiryTime: latest ? new Date(latest.expiryTime!) : null,
+      linkedPurchaseToken: data.linkedPurchaseToken ?? null,
+      testPurchase: data.testPurchase !== undefined && data.testPurchase !== null,
+      // latestOrderId is deprecated (and absent from the typings) in favour of the line item's.
+      latestOrderId: latest?.latestSuccessfulOrderId ?? (data as { latestOrderId?: string }).latestOrderId ?? null,
     };
   }
 }
@@ -112,4 +129,26 @@ export function playSubscriptionServes(subscription: PlaySubscription, now: Date
     subscription.expiryTime !== null &&
     subscription.expiryTime.getTime() > now.getTime()
   );
+}
+
+/**
+ * A purchase's state as re-read at `now`. Play has no signed time: the re-read is the
+ * newest word on the purchase, and `eventAt` (the notification's eventTimeMillis, when
+ * there is one) is when the reported change took effect.
+ */
+export function playState(subscription: PlaySubscription, now: Date, eventAt?: Date): StoreState {
+  const serving = playSubscriptionServes(subscription, now);
+  const lapsedAt = !serving && subscription.expiryTime && subscription.expiryTime < now ? subscription.expiryTime : null;
+  return {
+    state: subscription.state,
+    productId: subscription.productId,
+    expiryTime: subscription.expiryTime,
+    serving,
+    environment: subscription.testPurchase ? 'sandbox' : 'production',
+    transactionId: subscription.latestOrderId,
+    revokedAt: null,
+    signedAt: now,
+    linkedStoreRef: subscription.linkedPurchaseToken,
+    effectiveAt: lapsedAt ?? (eventAt && eventAt < now ? eventAt : now),
+  };
 }

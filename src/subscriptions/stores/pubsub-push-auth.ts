@@ -3,8 +3,11 @@ import { bearerTokenOf } from '../../auth/bearer-token';
 import { secretsEqual } from '../../common/secrets-equal';
 import type { AppConfig } from '../../config/app-config';
 
-/** Why a push was refused: no way to authenticate configured, or bad credentials. */
-export type PushAuthFailure = 'not-configured' | 'rejected';
+/** Why a push was refused: no way to authenticate configured, bad credentials, or Google's keys unreachable. */
+export type PushAuthFailure = 'not-configured' | 'rejected' | 'unavailable';
+
+/** A bound on the fetch of Google's signing certificates. */
+const CERTS_TIMEOUT_MS = 10_000;
 
 /**
  * Authenticates a Pub/Sub push: the OIDC token Pub/Sub puts in `Authorization` (checked
@@ -18,7 +21,7 @@ export class PubSubPushAuth {
     this.oidc = new OAuth2Client({
       endpoints: { oauth2FederatedSignonPemCertsUrl: settings.certsUrl },
       // Node's own fetch: gaxios would otherwise import() node-fetch (an ES module).
-      transporterOptions: { fetchImplementation: fetch },
+      transporterOptions: { fetchImplementation: fetch, timeout: CERTS_TIMEOUT_MS },
     });
   }
 
@@ -33,8 +36,18 @@ export class PubSubPushAuth {
       const ticket = await this.oidc.verifyIdToken({ idToken, audience });
       const payload = ticket.getPayload();
       return payload?.email === serviceAccountEmail && payload?.email_verified === true ? null : 'rejected';
-    } catch {
-      return 'rejected';
+    } catch (error) {
+      // The certificate fetch failing is Google being unavailable, not a bad token.
+      return isCertificateFetchFailure(error) ? 'unavailable' : 'rejected';
     }
   }
+}
+
+/**
+ * A failed request for the certificates: gaxios's errors carry the request they failed
+ * (`config`); a token that does not verify is a plain Error. (gaxios is the library's own
+ * dependency, in a version of its own, so its class cannot be imported for `instanceof`.)
+ */
+function isCertificateFetchFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'config' in error;
 }
