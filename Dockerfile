@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# Node.js 20, the major of `engines` in package.json and of the test runs (test/e2e/packaging.e2e-spec.ts checks all three agree).
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node.js 24 LTS, the major of `engines` in package.json and of CI's test runs (test/e2e/packaging.e2e-spec.ts checks they agree).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
