@@ -1,11 +1,30 @@
 /**
  * Korea Standard Time, the one clock of the disclosure system (dates are YYYYMMDD in KST), the
- * quota week and the DART daily budget. KST is UTC+9 all year (no daylight saving).
+ * quota week, the DART daily budget, the daily crons and quiet hours: the only place KST is
+ * written. KST is UTC+9 all year (no daylight saving).
  * Calendar dates are YYYYMMDD strings; their arithmetic is done at midnight UTC.
  */
-const KST_OFFSET_MS = 9 * 60 * 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
+const KST_OFFSET_HOURS = 9;
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 const WEEK_MS = 7 * DAY_MS;
+
+/** KST minus UTC, in milliseconds. */
+export const KST_OFFSET_MS = KST_OFFSET_HOURS * HOUR_MS;
+
+/** The IANA zone, for what takes a zone name (the crons, the push preferences' `time_zone`). */
+export const KST_TIME_ZONE = 'Asia/Seoul';
+
+/** The fixed offset as a PostgreSQL interval: without daylight saving it needs no time zone database. */
+const KST_SQL_ZONE = `INTERVAL '+${String(KST_OFFSET_HOURS).padStart(2, '0')}:00'`;
+
+/**
+ * SQL: `expression` AT TIME ZONE KST. A timestamptz becomes its KST wall-clock time (a
+ * timestamp); a KST wall-clock timestamp becomes its instant (a timestamptz).
+ */
+export function atKstSql(expression: string): string {
+  return `(${expression} AT TIME ZONE ${KST_SQL_ZONE})`;
+}
 
 /** The calendar date in Korea of an instant, as YYYYMMDD. */
 export function kstDate(instant: Date): string {

@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { SchedulerRegistry } from '@nestjs/schedule';
 import { CronJob } from 'cron';
+import { KST_TIME_ZONE } from '../common/korea-time';
 import { runAsJob } from '../logging/job-context';
 import type { SingletonJobName, SingletonJobs } from './singleton-jobs';
 
@@ -34,7 +35,7 @@ export class CronSingletonJob {
     const { name, cronTime, run, logger } = this.spec;
     this.cron = CronJob.from({
       cronTime,
-      timeZone: 'Asia/Seoul',
+      timeZone: KST_TIME_ZONE,
       onTick: () => {
         if (!singletonJobs.isLeading(name) || this.running) return;
         this.running = runAsJob(name, run)

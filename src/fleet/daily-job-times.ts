@@ -4,7 +4,7 @@ export const DAILY_JOB_TIMES = {
   stockSync: '05:00',
 } as const;
 
-/** The cron expression (seconds first) of every day at a KST `HH:MM`; the jobs' crons run in Asia/Seoul. */
+/** The cron expression (seconds first) of every day at a KST `HH:MM`; the jobs' crons run in KST_TIME_ZONE. */
 export function dailyCron(time: string): string {
   const [hour, minute] = time.split(':').map(Number);
   return `0 ${minute} ${hour} * * *`;

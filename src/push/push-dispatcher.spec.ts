@@ -1,21 +1,12 @@
 import { Metrics } from '../metrics/metrics';
 import { Logger } from '@nestjs/common';
-import { Clock } from '../common/clock';
 import { loadConfig } from '../config/app-config';
 import { DisabledPushSender } from './disabled-push-sender';
 import type { ClaimedDelivery, DeliveryOutcome, PushDeliveryQueue } from './push-delivery-queue';
 import { PushDispatcher } from './push-dispatcher';
 import type { PushMessage, PushSendResult } from './push-sender';
-import { RecordingPushSender } from '../../local/doubles/recording-push-sender';
-
-class StoppedClock extends Clock {
-  constructor(private readonly at: number) {
-    super();
-  }
-  now(): Date {
-    return new Date(this.at);
-  }
-}
+import { PushSenderDouble } from '../../local/doubles/push-sender-double';
+import { FakeClock } from '../../test/support/fake-clock';
 
 type Recorded = DeliveryOutcome & { rceptNo: string; token: string };
 
@@ -80,12 +71,12 @@ describe('PushDispatcher', () => {
     jest.restoreAllMocks();
   });
 
-  function start(sender: RecordingPushSender | DisabledPushSender, env: Record<string, string> = {}): PushDispatcher {
+  function start(sender: PushSenderDouble | DisabledPushSender, env: Record<string, string> = {}): PushDispatcher {
     dispatcher = new PushDispatcher(
       loadConfig({ PUSH_CONCURRENCY: '2', PUSH_RETRY_BASE_MS: '1000', ...env }),
       queue as unknown as PushDeliveryQueue,
       sender,
-      new StoppedClock(now),
+      new FakeClock(new Date(now)),
       metrics,
     );
     dispatcher.start();
@@ -94,7 +85,7 @@ describe('PushDispatcher', () => {
 
   it('sends in batches of up to 500, never more than PUSH_CONCURRENCY at once, each delivery once', async () => {
     queue.due = deliveries(1700);
-    const sender = new RecordingPushSender();
+    const sender = new PushSenderDouble();
     let open = 0;
     let mostOpen = 0;
     sender.answerCalls(async (messages: PushMessage[]) => {
@@ -118,7 +109,7 @@ describe('PushDispatcher', () => {
 
   it('counts each message by the outcome the sender gave it', async () => {
     queue.due = deliveries(4);
-    const sender = new RecordingPushSender();
+    const sender = new PushSenderDouble();
     const failures = ['unregistered', 'transient', 'rejected'] as const;
     sender.answerEach((message) => {
       const i = Number(message.token.slice('token-'.length));
@@ -134,7 +125,7 @@ describe('PushDispatcher', () => {
 
   it('puts a whole batch back with backoff when the sender throws', async () => {
     queue.due = deliveries(3);
-    const sender = new RecordingPushSender();
+    const sender = new PushSenderDouble();
     sender.answerCalls(() => {
       throw new Error('socket hang up');
     });
@@ -169,7 +160,7 @@ describe('PushDispatcher', () => {
 
   it('claims nothing after stop, and waits at shutdown for the batch with the provider', async () => {
     queue.due = deliveries(600);
-    const sender = new RecordingPushSender();
+    const sender = new PushSenderDouble();
     let release!: () => void;
     const answered = new Promise<void>((resolve) => (release = resolve));
     sender.answerCalls(async (messages) => {

@@ -4,6 +4,7 @@ import { IsString, Matches, ValidateIf } from 'class-validator';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { AppError } from '../common/errors/app-error';
+import { KST_TIME_ZONE } from '../common/korea-time';
 import { ApiErrors } from '../common/http/api-errors';
 import { PushPreferences } from './push-preferences';
 import { type QuietHours, WALL_CLOCK_TIME } from './quiet-hours';
@@ -32,12 +33,13 @@ class SetPushPreferencesRequest {
 
 /** The request's fields (its validators apply only to bodies), and the zone they are in. */
 class PushPreferencesView extends SetPushPreferencesRequest {
-  @ApiProperty({ example: 'Asia/Seoul', description: 'The times are KST, whatever the device’s zone' })
-  time_zone: 'Asia/Seoul';
+  // The type is named: decorator metadata of `typeof KST_TIME_ZONE` would be the value, not String.
+  @ApiProperty({ type: String, example: KST_TIME_ZONE, description: 'The times are KST, whatever the device’s zone' })
+  time_zone: typeof KST_TIME_ZONE;
 }
 
 function view(hours: QuietHours | null): PushPreferencesView {
-  return { quiet_start: hours?.start ?? null, quiet_end: hours?.end ?? null, time_zone: 'Asia/Seoul' };
+  return { quiet_start: hours?.start ?? null, quiet_end: hours?.end ?? null, time_zone: KST_TIME_ZONE };
 }
 
 @ApiTags('push')

@@ -4,6 +4,7 @@ import { CronJob } from 'cron';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../common/errors/app-error';
+import { KST_TIME_ZONE } from '../common/korea-time';
 import { DAILY_JOB_TIMES, dailyCron } from '../fleet/daily-job-times';
 import { StockSyncService } from './stock-sync.service';
 
@@ -28,7 +29,7 @@ export class StockSyncJob implements OnApplicationBootstrap {
     if (!this.config.jobs.stockSyncSchedulerEnabled) return;
     const job = CronJob.from({
       cronTime: dailyCron(DAILY_JOB_TIMES.stockSync),
-      timeZone: 'Asia/Seoul',
+      timeZone: KST_TIME_ZONE,
       onTick: () => {
         this.runDaily().catch((error) => this.logger.error(`daily stock sync not started: ${String(error)}`));
       },

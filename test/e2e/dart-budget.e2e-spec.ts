@@ -8,7 +8,7 @@ import { MAX_WAITING, PUBLIC_READ_MAX_WAIT_MS } from '../../src/upstream/dart/da
 import { DartClient } from '../../src/upstream/dart/dart-client';
 import { DART_BUDGET_TIME } from '../../src/upstream/dart/dart.module';
 import { DartError, type DartFiling } from '../../src/upstream/dart/dart.types';
-import { VirtualTime } from '../../local/doubles/virtual-time';
+import { FakeClock } from '../support/fake-clock';
 import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 
 const MINUTE = 60_000;
@@ -31,7 +31,7 @@ const admin = (t: SandboxedApp, method: 'get' | 'post', path: string) =>
 
 describe('the disclosure-system budget', () => {
   describe('under contention (the per-minute budget on a virtual clock, one request a minute)', () => {
-    const time = new VirtualTime();
+    const time = new FakeClock();
     let t: SandboxedApp;
     let dart: DartClient;
     let known: string[];
@@ -49,7 +49,7 @@ describe('the disclosure-system budget', () => {
     afterAll(async () => {
       // Let whatever still waits for a slot run out, so shutdown does not wait on virtual time.
       await eventually(async () => {
-        await time.advance(MINUTE);
+        await time.elapse(MINUTE);
         return (await t.app.get(StockSyncService).status()).status !== 'running' && dart.budgetStatus().waiting === 0;
       }, 60_000);
       await t?.close();
@@ -57,7 +57,7 @@ describe('the disclosure-system budget', () => {
 
     /** Empties the window, then spends its one slot on a company read (which answers 200). */
     async function spendTheMinute(corpCode: string): Promise<void> {
-      await time.advance(MINUTE);
+      await time.elapse(MINUTE);
       await request(t.http).get(`/api/v1/companies/${corpCode}`).expect(200);
       expect(dart.budgetStatus()).toMatchObject({ usedLastMinute: 1, waiting: 0 });
     }
@@ -72,7 +72,7 @@ describe('the disclosure-system budget', () => {
       const reads = codes.map((code) => request(t.http).get(`/api/v1/companies/${code}`).then((res) => void answers.push(res)));
       // 20 are refused before the clock moves at all: the line is full.
       await eventually(async () => answers.length === 20 && dart.budgetStatus().waiting === MAX_WAITING);
-      await time.advance(PUBLIC_READ_MAX_WAIT_MS);
+      await time.elapse(PUBLIC_READ_MAX_WAIT_MS);
       await Promise.all(reads);
 
       expect(answers).toHaveLength(codes.length);
@@ -105,7 +105,7 @@ describe('the disclosure-system budget', () => {
       await eventually(async () => dart.budgetStatus().waiting === 6);
       expect(t.sandbox.control.requests).toHaveLength(seen);
 
-      await time.advance(PUBLIC_READ_MAX_WAIT_MS);
+      await time.elapse(PUBLIC_READ_MAX_WAIT_MS);
       const refused = await readDone;
       expect(refused.status).toBe(503);
       expect(refused.body.code).toBe('UPSTREAM_BUSY');
@@ -113,7 +113,7 @@ describe('the disclosure-system budget', () => {
 
       // One slot a minute: each goes to the most urgent caller waiting.
       for (let granted = 1; granted <= 5; granted++) {
-        await time.advance(MINUTE);
+        await time.elapse(MINUTE);
         await eventually(async () => t.sandbox.control.requests.length >= seen + granted);
       }
       const served = t.sandbox.control.requests.slice(seen, seen + 5).map(({ path, query }) => {

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { type DartSandbox, startDartSandbox } from '../../local/dart-sandbox/dart-sandbox';
-import type { SlotAnswer, TimeSource } from '../../src/upstream/dart/request-budget';
+import type { SlotAnswer } from '../../src/upstream/dart/request-budget';
+import type { Clock } from '../../src/common/clock';
 import { DartClient } from '../../src/upstream/dart/dart-client';
 import { DART_BUDGET, DART_BUDGET_TIME } from '../../src/upstream/dart/dart.module';
 import type { PostgresDartBudget } from '../../src/upstream/dart/postgres-dart-budget';
@@ -13,34 +14,6 @@ const MINUTE = 60_000;
 const NOON_KST = new Date('2026-11-20T03:00:00Z');
 const NEXT_KST_MIDNIGHT = new Date('2026-11-20T15:00:00Z');
 
-/**
- * Virtual time shared by every instance of the fleet, moved by the test in jumps to the
- * next waiter's deadline. Unlike VirtualTime it jumps synchronously, so nothing can read
- * the old time after the test decided to move it.
- */
-class SteppedTime implements TimeSource {
-  private current = 0;
-  private timers: Array<{ at: number; resolve: () => void }> = [];
-
-  readonly now = (): number => this.current;
-
-  readonly sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      this.timers.push({ at: this.current + Math.max(0, ms), resolve });
-    });
-
-  nextDeadline(): number | undefined {
-    return this.timers.length === 0 ? undefined : Math.min(...this.timers.map((timer) => timer.at));
-  }
-
-  jumpTo(at: number): void {
-    this.current = Math.max(this.current, at);
-    const due = this.timers.filter((timer) => timer.at <= this.current);
-    this.timers = this.timers.filter((timer) => timer.at > this.current);
-    for (const timer of due) timer.resolve();
-  }
-}
-
 interface Fleet {
   sandbox: DartSandbox;
   instances: TestApp[];
@@ -48,7 +21,7 @@ interface Fleet {
 }
 
 /** `count` instances of the app on one database and one disclosure-system sandbox. */
-async function startFleet(count: number, env: Record<string, string>, time?: TimeSource, companyCount = 400): Promise<Fleet> {
+async function startFleet(count: number, env: Record<string, string>, time?: Clock, companyCount = 400): Promise<Fleet> {
   const clock = new FakeClock(NOON_KST);
   const sandbox = await startDartSandbox({ companyCount, seed: 7, now: () => clock.now() });
   const instances: TestApp[] = [];
@@ -100,7 +73,9 @@ async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<vo
 
 describe('the disclosure-system budget shared by a fleet of three instances', () => {
   describe('DART_REQUESTS_PER_MINUTE=60, every instance busy at once (virtual time shared by the fleet)', () => {
-    const time = new SteppedTime();
+    // Virtual time shared by every instance of the fleet, moved by the test in jumps to the next waiter's
+    // deadline with the synchronous `advance`, so nothing can read the old time after the test moved it.
+    const time = new FakeClock();
     let fleet: Fleet;
     /** Grants of the shared budget and questions in flight, over the whole fleet. */
     let granted = 0;
@@ -173,13 +148,13 @@ describe('the disclosure-system budget shared by a fleet of three instances', ()
         // Still twice in a row: what a loop does between an answer and its next request has run too.
         if (++still < 2) continue;
         still = 0;
-        while (arrivals.length < seen) arrivals.push(time.now());
-        if (time.now() >= 3 * MINUTE) stopped = true;
-        time.jumpTo(time.nextDeadline() ?? time.now() + 1_000);
+        while (arrivals.length < seen) arrivals.push(time.monotonicMs());
+        if (time.monotonicMs() >= 3 * MINUTE) stopped = true;
+        time.advance((time.nextWakeAt() ?? time.monotonicMs() + 1_000) - time.monotonicMs());
       }
       await allDone;
       const seen = sandbox.control.requests.length - before;
-      while (arrivals.length < seen) arrivals.push(time.now());
+      while (arrivals.length < seen) arrivals.push(time.monotonicMs());
 
       // Every rolling window [t, t + 60 s) starting at an arrival.
       let busiest = 0;

@@ -5,7 +5,7 @@ import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monit
 import { Metrics } from '../../src/metrics/metrics';
 import { PushSender } from '../../src/push/push-sender';
 import { GOOGLE_PLAY_AUTH } from '../../src/subscriptions/stores/google-play.client';
-import { RecordingPushSender } from '../../local/doubles/recording-push-sender';
+import { PushSenderDouble } from '../../local/doubles/push-sender-double';
 import { bearerFor, createUser } from '../support/fixtures';
 import { sendJson, startHttpDouble } from '../support/http-double';
 import { eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
@@ -26,7 +26,7 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 
 describe('GET /metrics in local and dev', () => {
   let t: SandboxedApp;
-  const sender = new RecordingPushSender();
+  const sender = new PushSenderDouble();
 
   beforeAll(async () => {
     t = await startSandboxedApp({

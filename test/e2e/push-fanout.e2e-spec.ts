@@ -7,7 +7,7 @@ import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monit
 import { PushDeliveryQueue } from '../../src/push/push-delivery-queue';
 import { PushDispatcher } from '../../src/push/push-dispatcher';
 import { type PushMessage, PushSender, type PushSendResult } from '../../src/push/push-sender';
-import { RecordingPushSender } from '../../local/doubles/recording-push-sender';
+import { PushSenderDouble } from '../../local/doubles/push-sender-double';
 import type { SandboxCompany } from '../../local/dart-sandbox/dart-sandbox';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { FakeClock } from '../support/fake-clock';
@@ -95,7 +95,7 @@ const settled = (db: DataSource, rceptNo: string) =>
   });
 
 /** How many messages of `rceptNo` each token was handed, over every sender given. */
-function sendsPerToken(rceptNo: string, ...senders: RecordingPushSender[]): Map<string, number> {
+function sendsPerToken(rceptNo: string, ...senders: PushSenderDouble[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const sender of senders) {
     for (const [token, n] of sender.sendsPerToken(rceptNo)) counts.set(token, (counts.get(token) ?? 0) + n);
@@ -107,13 +107,13 @@ const allOk = (messages: PushMessage[]): PushSendResult[] => messages.map(() => 
 
 describe('new-filing push', () => {
   let t: SandboxedApp;
-  let sender: RecordingPushSender;
+  let sender: PushSenderDouble;
   let monitor: DisclosureMonitorService;
   let dispatcher: PushDispatcher;
   let companies: SandboxCompany[];
 
   beforeAll(async () => {
-    sender = new RecordingPushSender();
+    sender = new PushSenderDouble();
     t = await startSandboxedApp({
       sandbox: { filingsPerBusinessDay: 6 },
       app: { overrides: senderOverride(sender), env: { PUSH_MAX_ATTEMPTS: '3', PUSH_RETRY_BASE_MS: '60000' } },
@@ -353,7 +353,7 @@ describe('new-filing push across restarts and instances', () => {
   });
 
   it('resumes a fan-out after a restart without duplicates; the batch lost with its process is abandoned, not resent', async () => {
-    const first = new RecordingPushSender();
+    const first = new PushSenderDouble();
     // The first batch is answered; during the second the process dies (no answer ever comes).
     first.answerCalls((messages, call) => (call === 1 ? allOk(messages) : new Promise<PushSendResult[]>(() => undefined)));
     const a = await startSandboxedApp({ sandbox: { filingsPerBusinessDay: 6 }, app: { database, overrides: senderOverride(first), env } });
@@ -369,7 +369,7 @@ describe('new-filing push across restarts and instances', () => {
     const deadWorker = a.app.get(PushDispatcher).workerId;
     await a.close();
 
-    const second = new RecordingPushSender();
+    const second = new PushSenderDouble();
     const b = await startTestApp({ database, clock: new FakeClock(a.clock.now()), overrides: senderOverride(second), env });
     apps.push(b);
     // What was still waiting is simply sent.
@@ -414,7 +414,7 @@ describe('new-filing push across restarts and instances', () => {
   });
 
   it('shares one fan-out between instances: every token once, sent by both', async () => {
-    const senders = [new RecordingPushSender(), new RecordingPushSender()];
+    const senders = [new PushSenderDouble(), new PushSenderDouble()];
     // Each instance's first batch waits until the other instance sends too, so both must take part.
     let bothSending!: () => void;
     const together = new Promise<void>((resolve) => (bothSending = resolve));
@@ -456,7 +456,7 @@ describe('new-filing push across restarts and instances', () => {
   });
 
   it('expands PUSH_EXPANSION_USERS watchers per transaction, recording each step, so a restart between steps repeats and skips no one', async () => {
-    const stepped = await startTestApp({ database, overrides: senderOverride(new RecordingPushSender()), env: { ...env, PUSH_EXPANSION_USERS: '7' } });
+    const stepped = await startTestApp({ database, overrides: senderOverride(new PushSenderDouble()), env: { ...env, PUSH_EXPANSION_USERS: '7' } });
     apps.push(stepped);
     // Steps are taken by hand here: the dispatcher would take them all at once.
     stepped.app.get(PushDispatcher).stop();
@@ -491,7 +491,7 @@ describe('new-filing push across restarts and instances', () => {
     apps.splice(apps.indexOf(stepped), 1);
 
     // The next instance goes on after user 14, and sends each token once.
-    const sender = new RecordingPushSender();
+    const sender = new PushSenderDouble();
     const resumed = await startTestApp({ database, overrides: senderOverride(sender), env: { ...env, PUSH_EXPANSION_USERS: '7' } });
     apps.push(resumed);
     resumed.app.get(PushDispatcher).wake();

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monitor.service';
 import { PushSender } from '../../src/push/push-sender';
 import { RetentionService } from '../../src/retention/retention.service';
-import { RecordingPushSender } from '../../local/doubles/recording-push-sender';
+import { PushSenderDouble } from '../../local/doubles/push-sender-double';
 import { bearerFor, createUser } from '../support/fixtures';
 import { eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 import { RELAXED_RATE_LIMITS } from '../support/test-app';
@@ -17,7 +17,7 @@ interface HistoryEntry {
 }
 
 describe('push history and retention', () => {
-  const sender = new RecordingPushSender();
+  const sender = new PushSenderDouble();
   let t: SandboxedApp;
   let alice: number;
   let corpCode: string;

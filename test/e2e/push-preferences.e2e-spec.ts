@@ -4,7 +4,7 @@ import { kstDate } from '../../src/common/korea-time';
 import { PushDispatcher } from '../../src/push/push-dispatcher';
 import { PushSender } from '../../src/push/push-sender';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
-import { RecordingPushSender } from '../../local/doubles/recording-push-sender';
+import { PushSenderDouble } from '../../local/doubles/push-sender-double';
 import { FakeClock } from '../support/fake-clock';
 import { bearerFor, createUser } from '../support/fixtures';
 import { eventually } from '../support/sandboxed-app';
@@ -116,11 +116,11 @@ describe('watch entry notification filters (PATCH /api/v1/watchlist/{corpCode}/n
 });
 
 describe('the fan-out follows the watch entry filters', () => {
-  let sender: RecordingPushSender;
+  let sender: PushSenderDouble;
   let t: TestApp;
 
   beforeAll(async () => {
-    sender = new RecordingPushSender();
+    sender = new PushSenderDouble();
     // Fan-outs wait for the analysis, which the test settles by hand with the impact it needs.
     t = await startTestApp({ rateLimits: RELAXED_RATE_LIMITS, env: { PUSH_SUMMARY_WAIT_MS: '600000' }, overrides: [{ provide: PushSender, useValue: sender }] });
   });
@@ -176,12 +176,12 @@ describe('the fan-out follows the watch entry filters', () => {
 });
 
 describe('quiet hours (PUT /api/v1/push/preferences) with a moved clock', () => {
-  let sender: RecordingPushSender;
+  let sender: PushSenderDouble;
   let t: TestApp;
   const clock = new FakeClock(LATE_EVENING);
 
   beforeAll(async () => {
-    sender = new RecordingPushSender();
+    sender = new PushSenderDouble();
     t = await startTestApp({ rateLimits: RELAXED_RATE_LIMITS, clock, overrides: [{ provide: PushSender, useValue: sender }] });
   });
   afterAll(async () => {

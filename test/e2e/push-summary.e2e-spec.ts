@@ -2,7 +2,7 @@ import request from 'supertest';
 import { AnalysisSchedulerService } from '../../src/analysis/analysis-scheduler.service';
 import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monitor.service';
 import { PushSender } from '../../src/push/push-sender';
-import { RecordingPushSender } from '../../local/doubles/recording-push-sender';
+import { PushSenderDouble } from '../../local/doubles/push-sender-double';
 import { createUser, insertAnalyses, insertFilings } from '../support/fixtures';
 import { eventually, type SandboxedApp, sandboxEnv, startSandboxedApp } from '../support/sandboxed-app';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
@@ -22,11 +22,11 @@ async function watcher(t: TestApp, corpCode: string): Promise<string> {
 
 describe('the push carries the one-line summary', () => {
   // Each test's sandbox publishes the same receipt numbers (one seed): a sender of its own each.
-  let sender: RecordingPushSender;
+  let sender: PushSenderDouble;
   let t: SandboxedApp;
 
   beforeEach(() => {
-    sender = new RecordingPushSender();
+    sender = new PushSenderDouble();
   });
   afterEach(async () => {
     await t?.close();

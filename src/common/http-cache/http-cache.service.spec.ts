@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Clock } from '../clock';
+import { FakeClock } from '../../../test/support/fake-clock';
 import { AppError } from '../errors/app-error';
 import { HttpCache } from './http-cache.decorator';
 import { type HttpCacheEntry, HttpCacheStore } from './http-cache-store';
@@ -7,9 +7,10 @@ import { HttpCacheService } from './http-cache.service';
 import { HttpCacheFastLane } from './http-cache-fast-lane';
 import { Metrics } from '../../metrics/metrics';
 
-class FixedClock extends Clock {
-  now(): Date {
-    return new Date('2025-06-02T00:00:00Z');
+/** A clock that stays at one instant. */
+class FixedClock extends FakeClock {
+  constructor() {
+    super(new Date('2025-06-02T00:00:00Z'));
   }
 }
 

@@ -14,6 +14,7 @@ import {
 import { Test } from '@nestjs/testing';
 import type { Server } from 'node:http';
 import request from 'supertest';
+import { FakeClock } from '../../../test/support/fake-clock';
 import { Clock } from '../clock';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter';
 import { AppError } from '../errors/app-error';
@@ -25,16 +26,10 @@ import { Metrics } from '../../metrics/metrics';
 import { type EtagFunction, HttpCacheFastLane } from './http-cache-fast-lane';
 import type { Express } from 'express';
 
-/** A clock the test moves by hand. */
-class ManualClock extends Clock {
-  private currentMs = Date.parse('2025-06-02T09:00:00+09:00');
-
-  now(): Date {
-    return new Date(this.currentMs);
-  }
-
-  advance(ms: number): void {
-    this.currentMs += ms;
+/** A clock the test moves by hand, from 09:00 KST. */
+class ManualClock extends FakeClock {
+  constructor() {
+    super(new Date('2025-06-02T09:00:00+09:00'));
   }
 }
 

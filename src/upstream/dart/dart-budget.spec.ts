@@ -1,6 +1,6 @@
 import { DART_PRIORITIES, LocalDartBudget, PUBLIC_READ_MAX_WAIT_MS, upstreamBusy } from './dart-budget';
 import { DartError } from './dart.types';
-import { settle, VirtualTime } from '../../../local/doubles/virtual-time';
+import { FakeClock, settle } from '../../../test/support/fake-clock';
 import { rejectionOf } from '../../../local/doubles/rejection';
 
 const MINUTE = 60_000;
@@ -11,13 +11,13 @@ const NEXT_KST_MIDNIGHT = new Date('2026-03-10T15:00:00Z');
 const refusalOf = (promise: Promise<unknown>) => rejectionOf(promise, DartError);
 
 describe('LocalDartBudget', () => {
-  let time: VirtualTime;
+  let time: FakeClock;
   let wall: Date;
   const budgetOf = (requestsPerMinute: number, requestsPerDay: number, maxWaiting?: number) =>
     new LocalDartBudget({ requestsPerMinute, requestsPerDay, maxWaiting }, () => wall, time);
 
   beforeEach(() => {
-    time = new VirtualTime();
+    time = new FakeClock();
     wall = NOON_KST;
   });
 
@@ -31,7 +31,7 @@ describe('LocalDartBudget', () => {
       .reverse()
       .map((priority) => budget.acquire(priority).then(() => void served.push(priority)));
     await settle();
-    for (let minute = 1; minute <= waiting.length; minute++) await time.advanceTo(minute * MINUTE);
+    for (let minute = 1; minute <= waiting.length; minute++) await time.elapseUntil(minute * MINUTE);
     await Promise.all(waiting);
     expect(served).toEqual(['monitor', 'adminFetch', 'analysisDocument', 'backfill', 'stockSync']);
   });
@@ -41,7 +41,7 @@ describe('LocalDartBudget', () => {
     await budget.acquire('monitor');
     const job = budget.acquire('stockSync');
     const read = refusalOf(budget.acquire('companyRead'));
-    await time.advance(PUBLIC_READ_MAX_WAIT_MS);
+    await time.elapse(PUBLIC_READ_MAX_WAIT_MS);
     const refusal = await read;
     expect(refusal).toMatchObject({ kind: 'budget', status: 'BUSY' });
     expect(refusal.retryAfterMs).toBeGreaterThan(0);
@@ -52,7 +52,7 @@ describe('LocalDartBudget', () => {
     expect(answer).toMatchObject({ code: 'UPSTREAM_BUSY', status: 503 });
     expect(answer.retryAfterSeconds).toBe(Math.ceil(refusal.retryAfterMs! / 1000));
 
-    await time.advanceTo(MINUTE);
+    await time.elapseUntil(MINUTE);
     await job;
   });
 
@@ -93,7 +93,7 @@ describe('LocalDartBudget', () => {
     const waiting = refusalOf(budget.acquire('analysisDocument'));
     await settle();
     budget.reportLimitReached();
-    await time.advanceTo(MINUTE);
+    await time.elapseUntil(MINUTE);
     expect(await waiting).toMatchObject({ kind: 'budget', status: 'DAILY_LIMIT' });
     expect(budget.status()).toMatchObject({ usedToday: 1, exhaustedUntil: NEXT_KST_MIDNIGHT.toISOString() });
   });

@@ -1,7 +1,8 @@
+import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { DailyBudget } from './daily-budget';
 import { DartError } from './dart.types';
-import { BudgetBusyError, RequestBudget, SlidingWindowLog, type TimeSource } from './request-budget';
+import { BudgetBusyError, RequestBudget, SlidingWindowLog } from './request-budget';
 
 /**
  * Who is asking, most urgent first. New filings must never wait behind a public
@@ -102,7 +103,8 @@ export class LocalDartBudget implements DartBudget {
   constructor(
     limits: LocalDartBudgetLimits,
     private readonly wallClock: () => Date,
-    time?: TimeSource,
+    /** Times the minute and its waits (monotonic); the system's by default. */
+    time?: Clock,
   ) {
     this.log = new SlidingWindowLog(limits.requestsPerMinute, time);
     this.minute = new RequestBudget(this.log, time, { maxWaiting: limits.maxWaiting ?? MAX_WAITING });

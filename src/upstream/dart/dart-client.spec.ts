@@ -8,6 +8,7 @@ import { DART_PRIORITIES } from './dart-budget';
 import { DartClient, type DartClientConfig, type DartClientOptions } from './dart-client';
 import { type CorpCodeEntry, DartError, type DartFiling } from './dart.types';
 import { rejectionOf } from '../../../local/doubles/rejection';
+import { FakeClock } from '../../../test/support/fake-clock';
 
 const TODAY = new Date('2026-03-10T03:00:00Z'); // Tuesday 12:00 in Korea
 
@@ -308,17 +309,15 @@ describe('DartClient against the sandbox', () => {
 
     it('counts retries against the per-minute budget and waits instead of failing when it is spent', async () => {
       // A clock that jumps forward whenever the client sleeps: a minute passes in no time.
-      let clock = 0;
       const sleeps: number[] = [];
-      const time = {
-        now: () => clock,
-        sleep: (ms: number) => {
+      const time = new (class extends FakeClock {
+        override sleep(ms: number): Promise<void> {
           sleeps.push(ms);
-          clock += ms;
+          this.advance(ms);
           return Promise.resolve();
-        },
-      };
-      const { client } = clientFor(sandbox, { requestsPerMinute: 2, retryBaseMs: 10 }, { ...time, random: () => 0 });
+        }
+      })();
+      const { client } = clientFor(sandbox, { requestsPerMinute: 2, retryBaseMs: 10 }, { time, random: () => 0 });
 
       sandbox.control.failNext(1, '900');
       await client.listPage({}, 'adminFetch'); // two requests: the budget of this minute is spent
@@ -328,7 +327,7 @@ describe('DartClient against the sandbox', () => {
       // The third request had to wait until the first one left the 60-second window.
       expect(sandbox.control.requests).toHaveLength(3);
       expect(sleeps).toEqual([10, 60_000 - 10]);
-      expect(clock).toBe(60_000);
+      expect(time.monotonicMs()).toBe(60_000);
     });
   });
 

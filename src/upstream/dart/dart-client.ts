@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { backoffMs } from '../../common/backoff';
+import { type Clock, SystemClock } from '../../common/clock';
 import { startOfNextKstDay } from '../../common/korea-time';
 import type { AppConfig } from '../../config/app-config';
 import { parseResultXml, readCorpCodeZip } from './corp-code-parser';
@@ -19,7 +20,6 @@ import {
   type DartListQuery,
 } from './dart.types';
 import { type DartBudget, type DartBudgetStatus, type DartPriority, LocalDartBudget } from './dart-budget';
-import { systemTime } from './request-budget';
 
 export type DartClientConfig = Pick<
   AppConfig['dart'],
@@ -27,10 +27,8 @@ export type DartClientConfig = Pick<
 >;
 
 export interface DartClientOptions {
-  /** Monotonic milliseconds for the request budget; tests pass a virtual clock with `sleep`. */
-  now?: () => number;
-  /** Waits for the budget and between retries. */
-  sleep?: (ms: number) => Promise<void>;
+  /** Times the request budget and the waits for it and between retries (monotonic); tests pass a FakeClock. */
+  time?: Clock;
   /** Wall time for the daily budget (KST days); the injectable Clock in the app. */
   wallClock?: () => Date;
   /** Replaces the budget built from the configuration (e.g. one shared by every instance). */
@@ -104,7 +102,7 @@ type JsonBody = Record<string, unknown>;
 @Injectable()
 export class DartClient {
   private readonly budget: DartBudget;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly time: Clock;
   private readonly random: () => number;
   private readonly logger: Pick<LoggerService, 'warn' | 'error'>;
   private readonly wallClock: () => Date;
@@ -114,14 +112,14 @@ export class DartClient {
     private readonly config: DartClientConfig,
     private readonly options: DartClientOptions = {},
   ) {
-    this.sleep = options.sleep ?? systemTime.sleep;
+    this.time = options.time ?? new SystemClock();
     this.wallClock = options.wallClock ?? (() => new Date());
     this.budget =
       options.budget ??
       new LocalDartBudget(
         { requestsPerMinute: config.requestsPerMinute, requestsPerDay: config.requestsPerDay },
         this.wallClock,
-        { now: options.now ?? systemTime.now, sleep: this.sleep },
+        this.time,
       );
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? new Logger(DartClient.name);
@@ -145,7 +143,7 @@ export class DartClient {
       } catch (error) {
         if (!(error instanceof DartError) || error.kind !== 'budget' || isStopped()) throw error;
         // Short naps: a refused call costs nothing upstream, and a moved clock or a shutdown is seen soon.
-        await this.sleep(Math.min(Math.max(error.retryAfterMs ?? 0, 1), BUDGET_RECHECK_MS));
+        await this.time.sleep(Math.min(Math.max(error.retryAfterMs ?? 0, 1), BUDGET_RECHECK_MS));
       }
     }
   }
@@ -300,7 +298,7 @@ export class DartClient {
         // Up to 20 % jitter, so retrying clients spread out.
         const delayMs = backoffMs(attempt, { baseMs: this.config.retryBaseMs, jitter: 0.2, random: this.random });
         this.logger.warn(`${endpoint}: ${error.status} on attempt ${attempt} of ${attempts}; retrying in ${delayMs} ms`);
-        await this.sleep(delayMs);
+        await this.time.sleep(delayMs);
       }
     }
   }

@@ -1,15 +1,17 @@
 import { Inject, Module, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Clock } from '../../common/clock';
+import { Clock, SystemClock } from '../../common/clock';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Metrics } from '../../metrics/metrics';
 import { type DartBudget, LocalDartBudget } from './dart-budget';
 import { DartClient } from './dart-client';
 import { PostgresDartBudget } from './postgres-dart-budget';
-import { systemTime, type TimeSource } from './request-budget';
 
-/** The monotonic time of the per-minute budget; tests replace it with a virtual one. */
+/**
+ * The Clock that times the per-minute budget and the retries (its monotonic time and sleep): the
+ * system's, even when tests move the app's Clock; tests that move the budget's time pass a FakeClock.
+ */
 export const DART_BUDGET_TIME = Symbol('DART_BUDGET_TIME');
 /** The request budget every DART call waits for (DART_BUDGET_STORE). */
 export const DART_BUDGET = Symbol('DART_BUDGET');
@@ -20,15 +22,15 @@ export const DART_BUDGET = Symbol('DART_BUDGET');
  */
 @Module({
   providers: [
-    { provide: DART_BUDGET_TIME, useValue: systemTime },
+    { provide: DART_BUDGET_TIME, useClass: SystemClock },
     {
       provide: DART_BUDGET,
-      useFactory: (config: AppConfig, clock: Clock, time: TimeSource, dataSource?: DataSource): DartBudget => {
+      useFactory: (config: AppConfig, clock: Clock, time: Clock, dataSource?: DataSource): DartBudget => {
         const limits = { requestsPerMinute: config.dart.requestsPerMinute, requestsPerDay: config.dart.requestsPerDay };
         const wallClock = () => clock.now();
         if (config.dart.budgetStore === 'memory') return new LocalDartBudget(limits, wallClock, time);
-        // The database clock times the minute for the whole fleet; a virtual time source (tests) brings its own.
-        const minuteClock = time === systemTime ? undefined : () => time.now();
+        // The database clock times the minute for the whole fleet; a FakeClock (tests) brings its own.
+        const minuteClock = time instanceof SystemClock ? undefined : () => time.monotonicMs();
         if (!dataSource) throw new Error('DART_BUDGET_STORE=postgres needs the database; use memory for a module without one');
         return new PostgresDartBudget(dataSource, limits, wallClock, time, minuteClock);
       },
@@ -37,7 +39,7 @@ export const DART_BUDGET = Symbol('DART_BUDGET');
     },
     {
       provide: DartClient,
-      useFactory: (config: AppConfig, clock: Clock, time: TimeSource, budget: DartBudget, metrics: Metrics) => {
+      useFactory: (config: AppConfig, clock: Clock, time: Clock, budget: DartBudget, metrics: Metrics) => {
         metrics.sources.dartBudget = () => {
           const status = budget.status();
           return {
@@ -46,7 +48,7 @@ export const DART_BUDGET = Symbol('DART_BUDGET');
           };
         };
         const onAttempt = metrics.upstreamListener('dart');
-        return new DartClient(config.dart, { now: time.now, sleep: time.sleep, wallClock: () => clock.now(), budget, onAttempt });
+        return new DartClient(config.dart, { time, wallClock: () => clock.now(), budget, onAttempt });
       },
       inject: [APP_CONFIG, Clock, DART_BUDGET_TIME, DART_BUDGET, Metrics],
     },

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { type Clock, SystemClock } from '../../common/clock';
 import { kstDate, startOfNextKstDay } from '../../common/korea-time';
 import { isDatabaseUnavailable } from '../../database/database-errors';
 import {
@@ -13,7 +14,7 @@ import {
   minuteCapOf,
 } from './dart-budget';
 import { DartError } from './dart.types';
-import { BudgetBusyError, RequestBudget, type SlotAnswer, type SlotSource, systemTime, type TimeSource, WINDOW_MS } from './request-budget';
+import { BudgetBusyError, RequestBudget, type SlotAnswer, type SlotSource, WINDOW_MS } from './request-budget';
 
 /** How soon a caller refused because the database did not answer may ask again. */
 export const BUDGET_UNAVAILABLE_RETRY_MS = 1_000;
@@ -94,7 +95,8 @@ export class PostgresDartBudget implements DartBudget, SlotSource {
     private readonly dataSource: DataSource,
     private readonly limits: PostgresDartBudgetLimits,
     private readonly wallClock: () => Date,
-    private readonly time: TimeSource = systemTime,
+    /** Times the line's waits (monotonic). */
+    private readonly time: Clock = new SystemClock(),
     /** The minute's clock when it is not the database's: milliseconds on the tests' virtual scale. */
     private readonly minuteClock?: () => number,
   ) {

@@ -1,5 +1,5 @@
 import { BudgetBusyError, RequestBudget, type RequestBudgetOptions, SlidingWindowLog, type SlotAnswer, type SlotSource } from './request-budget';
-import { settle, VirtualTime } from '../../../local/doubles/virtual-time';
+import { FakeClock, settle } from '../../../test/support/fake-clock';
 
 const MINUTE = 60_000;
 
@@ -16,21 +16,21 @@ function busiestWindow(starts: number[]): number {
 }
 
 /** Asks the budget for a slot and records the (virtual) time the slot was granted. */
-function request(budget: RequestBudget, time: VirtualTime, starts: number[]): Promise<void> {
+function request(budget: RequestBudget, time: FakeClock, starts: number[]): Promise<void> {
   return budget.acquire().then(() => {
-    starts.push(time.now());
+    starts.push(time.monotonicMs());
   });
 }
 
 /** The line over this process's sliding log (the local budget), with the log's count at hand. */
-function windowed(perMinute: number, time: VirtualTime, options?: RequestBudgetOptions): RequestBudget & { inWindow(): number } {
+function windowed(perMinute: number, time: FakeClock, options?: RequestBudgetOptions): RequestBudget & { inWindow(): number } {
   const log = new SlidingWindowLog(perMinute, time);
   return Object.assign(new RequestBudget(log, time, options), { inWindow: () => log.inWindow() });
 }
 
 describe('RequestBudget over the sliding log', () => {
   it('lets 50 simultaneous callers through at most 10 per rolling minute, releasing them as the window slides', async () => {
-    const time = new VirtualTime();
+    const time = new FakeClock();
     const budget = windowed(10, time);
     const starts: number[] = [];
     const all = Promise.all(Array.from({ length: 50 }, () => request(budget, time, starts)));
@@ -39,12 +39,12 @@ describe('RequestBudget over the sliding log', () => {
     expect(starts).toHaveLength(10);
 
     // Nobody waiting fails or sneaks in before the first start leaves the window.
-    await time.advance(MINUTE - 1);
+    await time.elapse(MINUTE - 1);
     expect(starts).toHaveLength(10);
-    await time.advance(1);
+    await time.elapse(1);
     expect(starts).toHaveLength(20);
 
-    await time.advanceTo(4 * MINUTE);
+    await time.elapseUntil(4 * MINUTE);
     await all;
     expect(starts).toHaveLength(50);
     expect(busiestWindow(starts)).toBeLessThanOrEqual(10);
@@ -53,17 +53,17 @@ describe('RequestBudget over the sliding log', () => {
   });
 
   it('never exceeds the budget when calls arrive spread out and bunched', async () => {
-    const time = new VirtualTime();
+    const time = new FakeClock();
     const budget = windowed(10, time);
     const starts: number[] = [];
     const pending: Array<Promise<void>> = [];
     // 50 arrivals at irregular moments over about two minutes: bursts and quiet stretches.
     const arrivals = Array.from({ length: 50 }, (_, i) => Math.floor(((i * 7919) % 50) * 2_500) + (i % 3) * 17);
     for (const at of [...arrivals].sort((a, b) => a - b)) {
-      await time.advanceTo(Math.max(at, time.now()));
+      await time.elapseUntil(Math.max(at, time.monotonicMs()));
       pending.push(request(budget, time, starts));
     }
-    await time.advance(10 * MINUTE);
+    await time.elapse(10 * MINUTE);
     await Promise.all(pending);
 
     expect(starts).toHaveLength(50);
@@ -73,47 +73,47 @@ describe('RequestBudget over the sliding log', () => {
   });
 
   it('is a sliding window: a new calendar minute does not refill the budget', async () => {
-    const time = new VirtualTime();
+    const time = new FakeClock();
     const budget = windowed(10, time);
     const starts: number[] = [];
-    await time.advanceTo(50_000);
+    await time.elapseUntil(50_000);
     const burst = Array.from({ length: 10 }, () => request(budget, time, starts));
     await Promise.all(burst);
 
     // 61 s: a fixed per-minute counter would have reset at 60 s and let this through.
-    await time.advanceTo(61_000);
+    await time.elapseUntil(61_000);
     const late = request(budget, time, starts);
-    await time.advanceTo(109_999);
+    await time.elapseUntil(109_999);
     expect(starts).toHaveLength(10);
-    await time.advanceTo(110_000);
+    await time.elapseUntil(110_000);
     await late;
     expect(starts[10]).toBe(110_000);
     expect(budget.inWindow()).toBe(1);
   });
 
   it('does not make a caller wait while the budget has room', async () => {
-    const time = new VirtualTime();
+    const time = new FakeClock();
     const budget = windowed(3, time);
     await budget.acquire();
-    await time.advance(30_000);
+    await time.elapse(30_000);
     await budget.acquire();
     await budget.acquire();
     expect(time.pendingSleeps()).toBe(0);
     expect(budget.inWindow()).toBe(3);
-    await time.advance(30_000);
+    await time.elapse(30_000);
     expect(budget.inWindow()).toBe(2);
   });
 
   it('stays exact with a large budget over several windows', async () => {
-    const time = new VirtualTime();
+    const time = new FakeClock();
     const budget = windowed(3_000, time);
     const starts: number[] = [];
     const all: Array<Promise<void>> = [];
     for (let window = 0; window < 3; window++) {
       for (let i = 0; i < 2_500; i++) all.push(request(budget, time, starts));
-      await time.advance(20_000);
+      await time.elapse(20_000);
     }
-    await time.advance(5 * MINUTE);
+    await time.elapse(5 * MINUTE);
     await Promise.all(all);
 
     expect(starts).toHaveLength(7_500);
@@ -138,7 +138,7 @@ describe('RequestBudget over the sliding log', () => {
     }
 
     it('gives a freed slot to the best rank, however late it arrived, and equal ranks in arrival order', async () => {
-      const time = new VirtualTime();
+      const time = new FakeClock();
       const budget = windowed(1, time);
       const log: string[] = [];
       await budget.acquire({ rank: 0 });
@@ -147,18 +147,18 @@ describe('RequestBudget over the sliding log', () => {
         ask(budget, log, 'sync', 4),
         ask(budget, log, 'read-2', 5),
       ];
-      await time.advance(30_000);
+      await time.elapse(30_000);
       all.push(ask(budget, log, 'monitor', 0), ask(budget, log, 'backfill', 3), ask(budget, log, 'fetch', 1));
       await settle();
       expect(budget.waiting()).toBe(6);
 
-      for (let minute = 1; minute <= 6; minute++) await time.advanceTo(minute * MINUTE);
+      for (let minute = 1; minute <= 6; minute++) await time.elapseUntil(minute * MINUTE);
       await Promise.all(all);
       expect(log).toEqual(['monitor', 'fetch', 'backfill', 'sync', 'read-1', 'read-2']);
     });
 
     it('refuses an arrival at a full line at once, unless it outranks the last waiter, who is refused instead', async () => {
-      const time = new VirtualTime();
+      const time = new FakeClock();
       const budget = windowed(1, time, { maxWaiting: 2 });
       const log: string[] = [];
       await budget.acquire({ rank: 0 });
@@ -174,42 +174,42 @@ describe('RequestBudget over the sliding log', () => {
       expect(log).toEqual(['late-read!', 'read!']);
       expect(budget.waiting()).toBe(2);
 
-      await time.advanceTo(2 * MINUTE);
+      await time.elapseUntil(2 * MINUTE);
       await Promise.all(all);
       expect(log).toEqual(['late-read!', 'read!', 'monitor', 'sync']);
     });
 
     it('refuses a caller whose maxWaitMs passes, with a retry hint, and serves the others', async () => {
-      const time = new VirtualTime();
+      const time = new FakeClock();
       const budget = windowed(2, time);
       const log: string[] = [];
       await budget.acquire();
-      await time.advance(10_000);
+      await time.elapse(10_000);
       await budget.acquire();
       const job = ask(budget, log, 'job', 3);
       const read = ask(budget, log, 'read', 5, 2_000);
-      await time.advance(1_999);
+      await time.elapse(1_999);
       expect(log).toEqual([]);
-      await time.advance(1);
+      await time.elapse(1);
       const refusal = await read;
       expect(log).toEqual(['read!']);
       // One caller (the job) is ahead: the read could start once the second start leaves the window, at 70 s.
       expect(refusal).toBeInstanceOf(BudgetBusyError);
       expect((refusal as BudgetBusyError).retryAfterMs).toBe(70_000 - 12_000);
 
-      await time.advanceTo(MINUTE);
+      await time.elapseUntil(MINUTE);
       await job;
       expect(log).toEqual(['read!', 'job']);
       expect(budget.waiting()).toBe(0);
     });
 
     it('never lets a waiter refused by its deadline take a slot later', async () => {
-      const time = new VirtualTime();
+      const time = new FakeClock();
       const budget = windowed(1, time);
       const log: string[] = [];
       await budget.acquire();
       const read = ask(budget, log, 'read', 5, 1_000);
-      await time.advanceTo(2 * MINUTE);
+      await time.elapseUntil(2 * MINUTE);
       await read;
       expect(log).toEqual(['read!']);
       expect(budget.inWindow()).toBe(0);
@@ -235,7 +235,7 @@ class SharedSourceDouble implements SlotSource {
   failWith?: Error;
 
   constructor(
-    private readonly time: VirtualTime,
+    private readonly time: FakeClock,
     private readonly perMinute: number,
     private readonly reserve = 0,
     private readonly reservedFrom = 2,
@@ -249,7 +249,7 @@ class SharedSourceDouble implements SlotSource {
       // A round trip: a few turns of the event loop.
       for (let i = 0; i < 3; i++) await settle();
       if (this.failWith) throw this.failWith;
-      const now = this.time.now();
+      const now = this.time.monotonicMs();
       const live = this.starts.filter((start) => start.at + MINUTE > now);
       const cap = rank >= this.reservedFrom ? this.perMinute - this.reserve : this.perMinute;
       if (live.length < cap) {
@@ -273,9 +273,9 @@ async function flush(): Promise<void> {
 }
 
 /** Moves virtual time to `at` in small steps, letting the questions asked on the way be answered. */
-async function runTo(time: VirtualTime, at: number): Promise<void> {
-  while (time.now() < at) {
-    await time.advanceTo(Math.min(at, time.now() + 500));
+async function runTo(time: FakeClock, at: number): Promise<void> {
+  while (time.monotonicMs() < at) {
+    await time.elapseUntil(Math.min(at, time.monotonicMs() + 500));
     await flush();
   }
 }
@@ -292,7 +292,7 @@ describe('RequestBudget over a source that answers later (the shared budget)', (
   }
 
   it('asks one question at a time, for its best waiter, and serves the ranks in order as slots free', async () => {
-    const time = new VirtualTime();
+    const time = new FakeClock();
     const source = new SharedSourceDouble(time, 2);
     const budget = new RequestBudget(source, time);
     const log: string[] = [];
@@ -317,14 +317,14 @@ describe('RequestBudget over a source that answers later (the shared budget)', (
   });
 
   it('wakes for a better rank the source may serve from its reserve, instead of sleeping out the worse rank\'s wait', async () => {
-    const time = new VirtualTime();
+    const time = new FakeClock();
     // Ten a minute; ranks from 2 on may use nine.
     const source = new SharedSourceDouble(time, 10, 1);
     const budget = new RequestBudget(source, time);
     const log: string[] = [];
     await Promise.all(Array.from({ length: 9 }, (_, i) => ask(budget, log, `backfill-${i}`, 3)));
     const late = ask(budget, log, 'backfill-9', 3);
-    await time.advance(1_000);
+    await time.elapse(1_000);
     expect(log).toHaveLength(9);
 
     const monitor = ask(budget, log, 'monitor', 0);
@@ -339,7 +339,7 @@ describe('RequestBudget over a source that answers later (the shared budget)', (
   });
 
   it('refuses every waiter with the error when the source cannot answer, and serves again once it can', async () => {
-    const time = new VirtualTime();
+    const time = new FakeClock();
     const source = new SharedSourceDouble(time, 5);
     const budget = new RequestBudget(source, time);
     const log: string[] = [];
@@ -356,13 +356,13 @@ describe('RequestBudget over a source that answers later (the shared budget)', (
   });
 
   it('keeps a waiter whose deadline passes during the question: a granted slot is its own, never lost or given twice', async () => {
-    const time = new VirtualTime();
+    const time = new FakeClock();
     const source = new SharedSourceDouble(time, 1);
     const budget = new RequestBudget(source, time);
     const log: string[] = [];
     // The deadline falls while the first question is in flight (its answer takes a few event-loop turns).
     const read = ask(budget, log, 'read', 5, 0);
-    await time.advance(0);
+    await time.elapse(0);
     await flush();
     await read;
     expect(log).toEqual(['read']);
@@ -370,7 +370,7 @@ describe('RequestBudget over a source that answers later (the shared budget)', (
 
     // With the minute spent, the next read is refused at its deadline.
     const second = ask(budget, log, 'read-2', 5, 0);
-    await time.advance(0);
+    await time.elapse(0);
     await flush();
     expect(await second).toBeInstanceOf(BudgetBusyError);
     expect(log).toEqual(['read', 'read-2!']);

@@ -1,15 +1,4 @@
-/** Where the budget reads the time and how it waits; tests pass a virtual pair. */
-export interface TimeSource {
-  /** Milliseconds on a scale that never goes back (a wall clock may be set back). */
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-
-export const systemTime: TimeSource = {
-  now: () => performance.now(),
-  // Unref'd: a pending wait (a budget window, a read's deadline) never keeps a process alive by itself.
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
-};
+import { Clock, SystemClock } from '../../common/clock';
 
 export const WINDOW_MS = 60_000;
 
@@ -83,13 +72,14 @@ export class SlidingWindowLog implements SlotSource {
 
   constructor(
     readonly perMinute: number,
-    private readonly time: TimeSource = systemTime,
+    /** Read on its monotonic scale; tests pass a FakeClock. */
+    private readonly clock: Clock = new SystemClock(),
   ) {
     if (!Number.isInteger(perMinute) || perMinute < 1) throw new RangeError(`perMinute must be a positive integer (got ${perMinute})`);
   }
 
   take(): SlotAnswer {
-    const now = this.time.now();
+    const now = this.clock.monotonicMs();
     this.forgetExpired(now);
     if (this.starts.length - this.head < this.perMinute) {
       this.starts.push(now);
@@ -101,13 +91,13 @@ export class SlidingWindowLog implements SlotSource {
 
   /** Requests started in the 60 seconds up to now. */
   inWindow(): number {
-    this.forgetExpired(this.time.now());
+    this.forgetExpired(this.clock.monotonicMs());
     return this.starts.length - this.head;
   }
 
   /** When the slot of a caller with `ahead` callers before it frees up: the start it would replace leaves the window. */
   retryAfterFor(ahead: number): number {
-    const now = this.time.now();
+    const now = this.clock.monotonicMs();
     this.forgetExpired(now);
     const inWindow = this.starts.length - this.head;
     if (inWindow === 0) return 0;
@@ -144,7 +134,8 @@ export class RequestBudget {
 
   constructor(
     private readonly source: SlotSource,
-    private readonly time: TimeSource = systemTime,
+    /** Times the waits (monotonic time and sleep); tests pass a FakeClock. */
+    private readonly clock: Clock = new SystemClock(),
     options: RequestBudgetOptions = {},
   ) {
     this.maxWaiting = options.maxWaiting ?? Infinity;
@@ -189,7 +180,7 @@ export class RequestBudget {
     try {
       while (this.waiters.length > 0) {
         const head = this.waiters[0];
-        const askedAt = this.time.now();
+        const askedAt = this.clock.monotonicMs();
         let answer: SlotAnswer;
         head.asking = true;
         try {
@@ -216,7 +207,7 @@ export class RequestBudget {
           continue;
         } else {
           this.refusedRank = head.rank;
-          await this.nap(Math.max(0, askedAt + answer.retryInMs - this.time.now()));
+          await this.nap(Math.max(0, askedAt + answer.retryInMs - this.clock.monotonicMs()));
           this.refusedRank = Infinity;
         }
       }
@@ -229,14 +220,14 @@ export class RequestBudget {
   private nap(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
       this.wake = resolve;
-      void this.time.sleep(ms).then(() => resolve());
+      void this.clock.sleep(ms).then(() => resolve());
     }).finally(() => {
       this.wake = undefined;
     });
   }
 
   private async expireAfter(waiter: Waiter, maxWaitMs: number): Promise<void> {
-    await this.time.sleep(maxWaitMs);
+    await this.clock.sleep(maxWaitMs);
     const place = this.waiters.indexOf(waiter);
     if (place === -1) return;
     if (waiter.asking) {

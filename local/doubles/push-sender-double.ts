@@ -7,7 +7,7 @@ export type PushCallAnswer = (messages: PushMessage[], call: number) => PushSend
  * A PushSender double for tests and the benchmark (FCM has no emulator): records
  * every call and answers every message `{ ok: true }` at once unless told otherwise.
  */
-export class RecordingPushSender extends PushSender {
+export class PushSenderDouble extends PushSender {
   readonly enabled = true;
   /** The messages of each call, oldest first. */
   readonly calls: PushMessage[][] = [];
