@@ -1,4 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ModulesContainer } from '@nestjs/core';
 import type { Express } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
@@ -6,7 +7,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { bodyParser } from './common/http/body-parsers';
 import { ServiceExpressAdapter } from './common/http/express-adapter';
-import { type EtagFunction, HttpCacheFastLane } from './common/http-cache/http-cache-fast-lane';
+import { type EtagFunction, enhancersTheFastLaneWouldSkip, HttpCacheFastLane } from './common/http-cache/http-cache-fast-lane';
 import { securityHeaders } from './common/http/security-headers';
 import { setupSwagger, SWAGGER_UI_PATH } from './common/http/swagger';
 import { createValidationPipe } from './common/http/validation.pipe';
@@ -97,6 +98,13 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.use(rateLimits.answerRefusal);
   app.use(bodyParser());
   // Cache hits are answered here, where routing starts, with the ETag Express would give them.
+  const skipped = enhancersTheFastLaneWouldSkip(app.get(ModulesContainer));
+  if (skipped.length > 0) {
+    throw new Error(
+      `The HTTP cache's fast lane answers cached GETs before Nest routes them and would skip ${skipped.join(', ')}: ` +
+        'apply guards and interceptors to routes (as the cached routes do), or take the fast lane out first',
+    );
+  }
   app.use(app.get(HttpCacheFastLane).middleware((app.getHttpAdapter().getInstance() as Express).get('etag fn') as EtagFunction | false));
 
   app.useGlobalFilters(new AllExceptionsFilter());

@@ -6,6 +6,7 @@ import { AppStoreNotificationsService } from './app-store-notifications.service'
 import { AppStoreClient } from './stores/app-store.client';
 import { createPlayAuth, GOOGLE_PLAY_AUTH, GooglePlayClient } from './stores/google-play.client';
 import { OperatorTierController } from './operator-tier.controller';
+import { OperatorTierService } from './operator-tier.service';
 import { PlayNotificationsService } from './play-notifications.service';
 import { StoreNotificationsController } from './store-notifications.controller';
 import { PubSubPushAuth } from './stores/pubsub-push-auth';
@@ -22,6 +23,7 @@ import { UsersModule } from '../users/users.module';
   controllers: [SubscriptionsController, StoreNotificationsController, OperatorTierController],
   providers: [
     TierTransitions,
+    OperatorTierService,
     StorePurchases,
     StoreNotifications,
     SubscriptionsService,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { ModulesContainer } from '@nestjs/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import { Clock } from '../clock';
@@ -91,4 +92,22 @@ export class HttpCacheFastLane {
   clear(): void {
     this.answers.clear();
   }
+}
+
+/**
+ * The global guards and interceptors (APP_GUARD, APP_INTERCEPTOR providers) of the
+ * application, by token and module. The fast lane answers before Nest routes a request,
+ * so it would skip them on every cached URL: `configureApp` refuses to start with any.
+ * Nest registers each under the token `APP_GUARD (UUID: …)` (checked with @nestjs/core 11;
+ * the unit test fails if that changes).
+ */
+export function enhancersTheFastLaneWouldSkip(modules: ModulesContainer): string[] {
+  const found: string[] = [];
+  for (const module of modules.values()) {
+    for (const token of [...module.providers.keys(), ...module.injectables.keys()]) {
+      const kind = typeof token === 'string' ? /^(APP_GUARD|APP_INTERCEPTOR) \(/.exec(token)?.[1] : undefined;
+      if (kind) found.push(`${kind} in ${module.metatype?.name ?? 'a module'}`);
+    }
+  }
+  return found;
 }
