@@ -46,7 +46,10 @@ async function main(): Promise<void> {
   }));
 
   // Filings with a document, most recent first; their documents are built once before timing.
-  const filings = sandbox.control.filings().filter((filing) => sandbox.control.documentOf(filing.rcept_no)?.kind !== 'missing').slice(0, FILINGS);
+  const filings = sandbox.control
+    .filings()
+    .filter((filing) => sandbox.control.documentOf(filing.rcept_no)?.kind !== 'missing')
+    .slice(0, FILINGS);
   for (const filing of filings) await sandbox.control.documentZip(filing.rcept_no);
 
   const rows: { concurrency: number; perMinute: number; msPerAnalysis: number; modelCalls: number }[] = [];
@@ -62,10 +65,14 @@ async function main(): Promise<void> {
         OPENAI_MODEL: 'bench-model',
         ANALYSIS_CONCURRENCY: String(concurrency),
       });
-      const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, createRootLogger(config)), new ServiceExpressAdapter(), {
-        bodyParser: false,
-        logger: false,
-      });
+      const app = await NestFactory.create<NestExpressApplication>(
+        AppModule.forRoot(config, createRootLogger(config)),
+        new ServiceExpressAdapter(),
+        {
+          bodyParser: false,
+          logger: false,
+        },
+      );
       configureApp(app, config);
       await app.init();
       const dataSource = app.get(DataSource);

@@ -63,7 +63,8 @@ export function serveRpc<Request, Response>(handle: (request: Request) => Promis
   process.on('message', ({ id, request }: Envelope<Request>) => {
     handle(request).then(
       (response) => process.send?.({ id, response } satisfies Reply<Response>),
-      (error: unknown) => process.send?.({ id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies Reply<Response>),
+      (error: unknown) =>
+        process.send?.({ id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies Reply<Response>),
     );
   });
   process.once('disconnect', () => {

@@ -118,7 +118,12 @@ async function sourcesOf(path: string): Promise<Source[]> {
         64 * 1024 * 1024,
       );
       if (name === null) break;
-      sources.push({ path: `${path}#${name}`, bytes: entry.bytes, rceptNo: /(\d{14})/.exec(name)?.[1] ?? rceptNo, main: /^\d{14}\.xml$/i.test(basename(name)) });
+      sources.push({
+        path: `${path}#${name}`,
+        bytes: entry.bytes,
+        rceptNo: /(\d{14})/.exec(name)?.[1] ?? rceptNo,
+        main: /^\d{14}\.xml$/i.test(basename(name)),
+      });
     }
     return sources;
   }
@@ -199,7 +204,12 @@ async function evaluate(source: Source, names: ReadonlyMap<string, string>, fold
 }
 
 /** The report name the disclosure list gives, else the document's own (an exchange form's HTML title names it). */
-function filingNames(document: DartDocument, markup: string, source: Source, names: ReadonlyMap<string, string>): { corpName: string; reportName: string } {
+function filingNames(
+  document: DartDocument,
+  markup: string,
+  source: Source,
+  names: ReadonlyMap<string, string>,
+): { corpName: string; reportName: string } {
   const title = /<title>([^<]*)<\/title>/i.exec(markup)?.[1].split('/') ?? [];
   const corpName = document.company || title[0]?.trim() || '(회사)';
   const listed = source.main ? names.get(source.rceptNo) : undefined;
@@ -230,7 +240,10 @@ function describeFacts(facts: FilingFacts): string {
  */
 function crossCheck(document: DartDocument, facts: FilingFacts): string {
   const results: string[] = [];
-  for (const [code, item] of [['TOT_SALES', 'revenue'], ['TOT_ASSETS', 'total_assets']] as const) {
+  for (const [code, item] of [
+    ['TOT_SALES', 'revenue'],
+    ['TOT_ASSETS', 'total_assets'],
+  ] as const) {
     const stated = Number(document.extractions.get(code));
     const fact = facts.financials.find((candidate) => candidate.item === item && candidate.term === 'current');
     if (!Number.isFinite(stated) || stated === 0 || fact === undefined) continue;
@@ -249,7 +262,8 @@ function keySectionsInside(facts: FilingFacts, input: AnalysisInput): string {
     const opinion = /감사의견/.test(input.text) && (facts.opinion === null || input.text.includes(facts.opinion.value));
     return [summary ? 'summary financials' : 'summary financials missing', opinion ? 'audit opinion' : 'audit opinion missing'].join(', ');
   }
-  if (facts.family === 'audit') return /감사의견|의견거절|의견을\s*표명/.test(input.text) ? 'opinion paragraph' : 'opinion paragraph missing';
+  if (facts.family === 'audit')
+    return /감사의견|의견거절|의견을\s*표명/.test(input.text) ? 'opinion paragraph' : 'opinion paragraph missing';
   return 'head and tail';
 }
 
@@ -273,11 +287,16 @@ function render(folder: string, rows: readonly Row[], failures: readonly string[
     `Documents read: ${rows.length}; failed to read: ${failures.length}.`,
     `Audit reports: ${audits.length}; opinion stated in the one-liner: ${audits.filter((row) => row.opinionStated.startsWith('yes')).length}; tag and text agreeing where both exist: ${audits.filter((row) => row.opinionStated.includes('tag = text')).length}.`,
     `SUMMARY cross-checks: ${rows.filter((row) => row.summaryCheck !== '').length} documents, ${rows.filter((row) => row.summaryCheck.includes('MISMATCH')).length} with a mismatch.`,
-    slowest === undefined ? '' : `Slowest: ${slowest.file}, ${slowest.ms.toFixed(0)} ms. Most heap above idle: ${hungriest.file}, ${hungriest.heapMb.toFixed(1)} MB.`,
+    slowest === undefined
+      ? ''
+      : `Slowest: ${slowest.file}, ${slowest.ms.toFixed(0)} ms. Most heap above idle: ${hungriest.file}, ${hungriest.heapMb.toFixed(1)} MB.`,
     '',
   );
   const problems = [...failures, ...rows.flatMap((row) => row.checks.map((check) => `${row.file}: ${check}`))];
-  lines.push(problems.length === 0 ? 'Every check passed.' : `Checks that failed:\n${problems.map((problem) => `- ${problem}`).join('\n')}`, '');
+  lines.push(
+    problems.length === 0 ? 'Every check passed.' : `Checks that failed:\n${problems.map((problem) => `- ${problem}`).join('\n')}`,
+    '',
+  );
   return lines.join('\n');
 }
 

@@ -12,7 +12,11 @@ const ROOT = path.resolve(__dirname, '..', '..');
  * Writes a benchmark's results to docs/<name> (`compose` gets the page as it is, or
  * null), unless BENCH_WRITE_DOCS=false; the results are printed either way.
  */
-export async function writeResultsPage(name: string, compose: (existing: string | null) => string, log: (line: string) => void): Promise<void> {
+export async function writeResultsPage(
+  name: string,
+  compose: (existing: string | null) => string,
+  log: (line: string) => void,
+): Promise<void> {
   if ((process.env.BENCH_WRITE_DOCS ?? 'true') === 'false') return;
   const file = path.join(ROOT, 'docs', name);
   const existing = await fs.readFile(file, 'utf8').catch(() => null);
@@ -45,7 +49,8 @@ export function envNumber(name: string, fallback: number, min: number, max: numb
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`${name} must be a number from ${min} to ${max} (got "${raw}")`);
+  if (!Number.isFinite(value) || value < min || value > max)
+    throw new Error(`${name} must be a number from ${min} to ${max} (got "${raw}")`);
   return value;
 }
 

@@ -46,7 +46,8 @@ class Samples {
 
   summary(seconds: number, feed: UrlFeed, errors: number, timeouts: number): LoadResult {
     const sorted = this.values.slice(0, this.length).sort();
-    const at = (q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]);
+    const at = (q: number) =>
+      sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
     let total = 0;
     for (const value of sorted) total += value;
     return {
@@ -174,7 +175,10 @@ async function run(job: LoadJob): Promise<LoadResult> {
   const cannonJob = job.kind === 'sequential' ? { ...job, connections: 1 } : job;
   const warmup = job.warmupSec > 0 ? await cannon(cannonJob, feed, { ...settings, durationSec: job.warmupSec }) : undefined;
   const outcome = await cannon(cannonJob, feed, { ...settings, durationSec: job.durationSec });
-  return { ...outcome.samples.summary(outcome.seconds, feed, outcome.errors, outcome.timeouts), warmupRequests: warmup?.samples.length ?? 0 };
+  return {
+    ...outcome.samples.summary(outcome.seconds, feed, outcome.errors, outcome.timeouts),
+    warmupRequests: warmup?.samples.length ?? 0,
+  };
 }
 
 serveRpc(run);

@@ -225,7 +225,20 @@ async function main(): Promise<void> {
       })();
       return closing;
     };
-    return { filings: size, server, client, seed, seedMs, prewarm, scenarios, plans, companiesPreRead, cursors: scenarios.map(() => ({ offset: 0 })), memoryBooted, close };
+    return {
+      filings: size,
+      server,
+      client,
+      seed,
+      seedMs,
+      prewarm,
+      scenarios,
+      plans,
+      companiesPreRead,
+      cursors: scenarios.map(() => ({ offset: 0 })),
+      memoryBooted,
+      close,
+    };
   };
 
   const measureOnce = async (server: BenchServer, job: LoadJob): Promise<Measured> => {
@@ -240,7 +253,12 @@ async function main(): Promise<void> {
    * One measurement; when other processes used the CPU meanwhile it is taken again (up to BENCH_RETRIES
    * times) and the least disturbed attempt kept. A cursor carries a URL pool's position across attempts.
    */
-  const measure = async (server: BenchServer, label: string, job: (offset: number) => LoadJob, cursor?: { offset: number }): Promise<Measured> => {
+  const measure = async (
+    server: BenchServer,
+    label: string,
+    job: (offset: number) => LoadJob,
+    cursor?: { offset: number },
+  ): Promise<Measured> => {
     let best: Measured | undefined;
     for (let attempt = 0; attempt <= retries; attempt++) {
       const measured = await measureOnce(server, job(cursor?.offset ?? 0));
@@ -295,7 +313,9 @@ async function main(): Promise<void> {
   const measureUncached = async (dataset: Dataset): Promise<ScaleStep> => {
     const foreignAtStart = await waitQuiet(quietWaitSec * 1000);
     if (foreignAtStart !== null && foreignAtStart >= FOREIGN_LOAD_THRESHOLD) {
-      warnings.push(`other processes kept using ${foreignAtStart.toFixed(2)} cores when the uncached measurements started (${dataset.filings} filings)`);
+      warnings.push(
+        `other processes kept using ${foreignAtStart.toFixed(2)} cores when the uncached measurements started (${dataset.filings} filings)`,
+      );
     }
     const { server } = dataset;
     const size = `${dataset.filings.toLocaleString('en-US')} filings`;
@@ -329,7 +349,9 @@ async function main(): Promise<void> {
       );
       check(`${scenario.name} MISS (1 connection, ${size})`, sequential);
       check(`${scenario.name} MISS (${settings.rate} req/s, ${size})`, atRate);
-      const sqlMs = dataset.plans.filter((plan) => plan.scenario === scenario.name && !plan.variant).reduce((sum, plan) => sum + plan.executionMs, 0);
+      const sqlMs = dataset.plans
+        .filter((plan) => plan.scenario === scenario.name && !plan.variant)
+        .reduce((sum, plan) => sum + plan.executionMs, 0);
       routes.push({ name: scenario.name, sqlMs, sequential, atRate });
       log(
         `  ${scenario.name} (${size}): 1 conn p50 ${sequential.result.p50.toFixed(2)} ms p99 ${sequential.result.p99.toFixed(2)} ms; ` +
@@ -378,16 +400,33 @@ async function main(): Promise<void> {
     requests: splits.length,
     clientP50: splitClient!.p50,
     clientP99: splitClient!.p99,
-    serverP50: quantile(splits.map((s) => s.serverMs), 0.5),
-    serverP99: quantile(splits.map((s) => s.serverMs), 0.99),
-    sqlP50: quantile(splits.map((s) => s.sqlMs), 0.5),
-    sqlP99: quantile(splits.map((s) => s.sqlMs), 0.99),
+    serverP50: quantile(
+      splits.map((s) => s.serverMs),
+      0.5,
+    ),
+    serverP99: quantile(
+      splits.map((s) => s.serverMs),
+      0.99,
+    ),
+    sqlP50: quantile(
+      splits.map((s) => s.sqlMs),
+      0.5,
+    ),
+    sqlP99: quantile(
+      splits.map((s) => s.sqlMs),
+      0.99,
+    ),
     executionMs: slowest.sqlMs,
     serialiseMs: await server.serialiseMs(sampleBody),
   };
   log(`  time split of ${split.route}: ${JSON.stringify(split)}`);
 
-  const base = { origin: server.origin, connections: settings.connections, durationSec: settings.durationSec, warmupSec: settings.warmupSec };
+  const base = {
+    origin: server.origin,
+    connections: settings.connections,
+    durationSec: settings.durationSec,
+    warmupSec: settings.warmupSec,
+  };
   const bareUrl = { urls: ['/bench/bare'], offset: 0, bust: null, repeats: true };
   const bareLargeUrl = { urls: ['/bench/bare-large'], offset: 0, bust: null, repeats: true };
 
@@ -419,17 +458,24 @@ async function main(): Promise<void> {
     const hit = await measure(server, `${scenario.name} HIT`, () => ({ ...base, kind: 'load', source: hitSource }));
     const rounds: AnchoredHit = { name: scenario.name, hit: [], nest: [], node: [] };
     for (let round = 0; round < anchorRounds; round++) {
-      for (const [side, origin] of [['hit', server.origin], ['nest', anchors.nestOrigin], ['node', anchors.nodeOrigin]] as const) {
+      for (const [side, origin] of [
+        ['hit', server.origin],
+        ['nest', anchors.nestOrigin],
+        ['node', anchors.nodeOrigin],
+      ] as const) {
         const result = await load.call({ ...base, origin, kind: 'load', source: hitSource });
         const bad = Object.keys(result.statuses).filter((status) => !status.startsWith('2'));
-        if (bad.length > 0) warnings.push(`${scenario.name} against the anchors (${side}): non-2xx answers ${JSON.stringify(result.statuses)}`);
+        if (bad.length > 0)
+          warnings.push(`${scenario.name} against the anchors (${side}): non-2xx answers ${JSON.stringify(result.statuses)}`);
         rounds[side].push(result);
       }
     }
     if (anchorRounds > 0) {
       anchored.push(rounds);
       const last = (side: 'hit' | 'nest' | 'node') => Math.round(rounds[side].at(-1)!.rps);
-      log(`  ${scenario.name} against the anchors, last round: service ${last('hit')}, bare NestJS ${last('nest')}, node:http ${last('node')} req/s`);
+      log(
+        `  ${scenario.name} against the anchors, last round: service ${last('hit')}, bare NestJS ${last('nest')}, node:http ${last('node')} req/s`,
+      );
     }
     const miss = await measure(
       server,
@@ -445,7 +491,16 @@ async function main(): Promise<void> {
       check(`${scenario.name} ${mode}`, measured);
     }
     const uncachedRoute = uncached.routes[index];
-    routes.push({ scenario, bare, hit, miss, missSequential: uncachedRoute.sequential, missAtRate: uncachedRoute.atRate, bodyBytes: Buffer.byteLength(body), items });
+    routes.push({
+      scenario,
+      bare,
+      hit,
+      miss,
+      missSequential: uncachedRoute.sequential,
+      missAtRate: uncachedRoute.atRate,
+      bodyBytes: Buffer.byteLength(body),
+      items,
+    });
     log(
       `  ${scenario.name}: bare ${Math.round(bare.result.rps)} req/s; HIT ${Math.round(hit.result.rps)} req/s p99 ${hit.result.p99.toFixed(2)} ms (SQL/req ${hit.queriesPerRequest.toFixed(2)}); ` +
         `MISS ${Math.round(miss.result.rps)} req/s p99 ${miss.result.p99.toFixed(2)} ms (SQL/req ${miss.queriesPerRequest.toFixed(2)})`,
@@ -463,7 +518,9 @@ async function main(): Promise<void> {
   log(`  bare again: ${Math.round(bareEnd.result.rps)} req/s`);
   const memoryAfterLoad = await server.memory(false);
   const memoryAfterLoadLive = await server.memory(true);
-  log(`  memory: idle ${JSON.stringify(memoryIdle)}, after the throughput runs ${JSON.stringify(memoryAfterLoad)} (live ${JSON.stringify(memoryAfterLoadLive)})`);
+  log(
+    `  memory: idle ${JSON.stringify(memoryIdle)}, after the throughput runs ${JSON.stringify(memoryAfterLoad)} (live ${JSON.stringify(memoryAfterLoadLive)})`,
+  );
   await load.close();
 
   log('stock sync');

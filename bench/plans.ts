@@ -71,11 +71,16 @@ async function explain(
   }
   try {
     for (let execution = 0; execution < 5; execution++) await client.query({ name: statement, text: sql, values: params });
-    const execute = params.length === 0 ? `EXECUTE ${statement}` : `EXECUTE ${statement}(${params.map((value) => literal(client, value)).join(', ')})`;
+    const execute =
+      params.length === 0 ? `EXECUTE ${statement}` : `EXECUTE ${statement}(${params.map((value) => literal(client, value)).join(', ')})`;
     for (let attempt = 0; attempt < 3; attempt++) {
       plan = lines((await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${execute}`)).rows);
     }
-    const [{ generic }] = (await client.query<{ generic: boolean }>('SELECT generic_plans > 0 AS generic FROM pg_prepared_statements WHERE name = $1', [statement])).rows;
+    const [{ generic }] = (
+      await client.query<{ generic: boolean }>('SELECT generic_plans > 0 AS generic FROM pg_prepared_statements WHERE name = $1', [
+        statement,
+      ])
+    ).rows;
     return { plan, cachedPlan: generic ? 'generic' : 'custom' };
   } finally {
     await client.query(`DEALLOCATE ${statement}`).catch(() => undefined);

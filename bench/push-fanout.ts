@@ -111,31 +111,31 @@ async function seed(dataSource: DataSource, watchers: number): Promise<Seeded> {
   const started = performance.now();
   // One transaction without the service's statement timeout: a million rows take longer than a request may.
   return dataSource.transaction(async (db) => {
-  await db.query('SET LOCAL statement_timeout = 0');
-  const muted = Math.round(watchers / 5);
-  const elsewhere = Math.round(watchers / 2);
-  const ids = (
-    await db.query<{ id: number }[]>("INSERT INTO users (premium_tier) SELECT 'none' FROM generate_series(1, $1) RETURNING id", [
-      watchers + muted + elsewhere,
-    ])
-  ).map((row) => row.id);
-  await db.query(
-    `INSERT INTO watch_stocks (user_id, corp_code, corp_name, notify_enabled)
+    await db.query('SET LOCAL statement_timeout = 0');
+    const muted = Math.round(watchers / 5);
+    const elsewhere = Math.round(watchers / 2);
+    const ids = (
+      await db.query<{ id: number }[]>("INSERT INTO users (premium_tier) SELECT 'none' FROM generate_series(1, $1) RETURNING id", [
+        watchers + muted + elsewhere,
+      ])
+    ).map((row) => row.id);
+    await db.query(
+      `INSERT INTO watch_stocks (user_id, corp_code, corp_name, notify_enabled)
      SELECT u.id,
             CASE WHEN u.n <= $2::int + $3::int THEN $4::text ELSE lpad((1000000 + u.n % 300)::text, 8, '0') END,
             'bench',
             NOT (u.n > $2::int AND u.n <= $2::int + $3::int)
      FROM unnest($1::int[]) WITH ORDINALITY AS u(id, n)`,
-    [ids, watchers, muted, CORP_CODE],
-  );
-  await db.query(
-    `INSERT INTO push_tokens (fcm_token, user_id, platform)
+      [ids, watchers, muted, CORP_CODE],
+    );
+    await db.query(
+      `INSERT INTO push_tokens (fcm_token, user_id, platform)
      SELECT 'bench:' || repeat(md5(u.id || ':' || k), 5), u.id, CASE k WHEN 1 THEN 'android' ELSE 'ios' END
      FROM unnest($1::int[]) AS u(id), generate_series(1, $2::int) AS k`,
-    [ids, TOKENS_PER_WATCHER],
-  );
-  await db.query('ANALYZE users, watch_stocks, push_tokens');
-  return { watchers, muted, elsewhere, tokens: ids.length * TOKENS_PER_WATCHER, ms: performance.now() - started };
+      [ids, TOKENS_PER_WATCHER],
+    );
+    await db.query('ANALYZE users, watch_stocks, push_tokens');
+    return { watchers, muted, elsewhere, tokens: ids.length * TOKENS_PER_WATCHER, ms: performance.now() - started };
   });
 }
 
@@ -286,7 +286,7 @@ function markdown(report: Report): string {
     `- Boots the real \`AppModule\` (migrations included) on a fresh database, with \`PushSender\` replaced by a double that answers every message \`{ ok: true }\` at once and keeps only counts and call times, so the numbers are the service's own cost: the expansion, the claims, the recording.`,
     `- Seeds with SQL ${int(seeded.watchers)} users watching company \`${CORP_CODE}\` with notifications on, ${int(seeded.muted)} watching it with notifications off, ` +
       `${int(seeded.elsewhere)} watching other companies; every user has ${TOKENS_PER_WATCHER} tokens of about 170 characters (${int(seeded.tokens)} tokens in all).`,
-    '- Each run stores one new filing of the company through `DisclosureIngestService.saveNew(…, \'monitor\')`, as the monitor does: the filing, its analysis row and its `push_fanouts` row in one transaction, then the `disclosure.created` event wakes the dispatcher.',
+    "- Each run stores one new filing of the company through `DisclosureIngestService.saveNew(…, 'monitor')`, as the monitor does: the filing, its analysis row and its `push_fanouts` row in one transaction, then the `disclosure.created` event wakes the dispatcher.",
     '- Times are from the end of that transaction: to the first and the last `send` call of the double, and to the moment every delivery is `SENT` in the database. Sends per second are the messages over the time to the last send.',
     '- Memory is sampled every 5 ms (as often as the busy event loop allows) from just before the ingest to the last recorded delivery; the idle figure is the booted application’s RSS before seeding, after a forced garbage collection (what seeding leaves counts against the target); the table’s idle column is each run’s own start.',
     '- Every run checks that each token was handed exactly one message: as many messages as deliveries, every delivery (one per token by its primary key) `SENT`.',
@@ -360,7 +360,16 @@ async function main(): Promise<void> {
     );
   }
 
-  const text = markdown({ startedAt: started, config, seeded, runs, postgres, postgresOrigin: server.origin, totalMs: performance.now() - startedAt, idleRss });
+  const text = markdown({
+    startedAt: started,
+    config,
+    seeded,
+    runs,
+    postgres,
+    postgresOrigin: server.origin,
+    totalMs: performance.now() - startedAt,
+    idleRss,
+  });
   await writeResultsPage('benchmarks-push.md', () => text, log);
   process.stdout.write(`\n${text}\n`);
 }

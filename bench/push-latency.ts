@@ -146,7 +146,8 @@ async function measure(
     const listCalls = sandbox.control.requests.filter((r) => r.path.endsWith('list.json')).length - listCallsBefore;
 
     for (const rceptNo of publishedAt.keys()) {
-      if (sender.messagesPerFiling.get(rceptNo) !== 1) throw new Error(`filing ${rceptNo}: ${sender.messagesPerFiling.get(rceptNo)} messages, expected 1`);
+      if (sender.messagesPerFiling.get(rceptNo) !== 1)
+        throw new Error(`filing ${rceptNo}: ${sender.messagesPerFiling.get(rceptNo)} messages, expected 1`);
     }
     const summaries = await db.query<{ rcept_no: string; one_liner: string }[]>(
       "SELECT rcept_no, one_liner FROM analyses WHERE rcept_no = ANY($1) AND status = 'COMPLETED'",
@@ -155,7 +156,8 @@ async function measure(
     const withSummary = summaries.filter((row) => sender.bodies.get(row.rcept_no) === row.one_liner).length;
     return {
       name,
-      analyzer: model === null ? 'builtin (extractive, no model)' : `model double answering in ${MODEL_ANSWER_MS / 1000} s (OpenAI API over HTTP)`,
+      analyzer:
+        model === null ? 'builtin (extractive, no model)' : `model double answering in ${MODEL_ANSWER_MS / 1000} s (OpenAI API over HTTP)`,
       filings,
       latenciesMs: [...publishedAt].map(([rceptNo, at]) => sender.handedAt.get(rceptNo)! - at).sort((a, b) => a - b),
       withSummary,
@@ -188,7 +190,8 @@ function markdown(runs: Measured[], meanGapMs: number, postgres: string, totalMs
     const p50 = percentile(run.latenciesMs, 0.5);
     const p99 = percentile(run.latenciesMs, 0.99);
     const parts = [`p50 ≤ ${seconds(target.p50)}: **${p50 <= target.p50 ? 'met' : 'NOT met'}** (${seconds(p50)})`];
-    if (target.p99 !== undefined) parts.push(`p99 ≤ ${seconds(target.p99)}: **${p99 <= target.p99 ? 'met' : 'NOT met'}** (${seconds(p99)})`);
+    if (target.p99 !== undefined)
+      parts.push(`p99 ≤ ${seconds(target.p99)}: **${p99 <= target.p99 ? 'met' : 'NOT met'}** (${seconds(p99)})`);
     return `- ${run.analyzer}: ${parts.join('; ')}.`;
   };
   return [
@@ -216,7 +219,7 @@ function markdown(runs: Measured[], meanGapMs: number, postgres: string, totalMs
     '',
     '## What it does',
     '',
-    '- Starts the disclosure-system sandbox over HTTP and, for each configuration, the real `AppModule` on a fresh database with its disclosure monitor, analysis scheduler and push dispatcher running. `PushSender` is the one double (FCM has no emulator): it notes when each filing\'s message is handed to it.',
+    "- Starts the disclosure-system sandbox over HTTP and, for each configuration, the real `AppModule` on a fresh database with its disclosure monitor, analysis scheduler and push dispatcher running. `PushSender` is the one double (FCM has no emulator): it notes when each filing's message is handed to it.",
     `- The monitor polls every ${BUSY_POLL_MS / 1000} s, the business-hours default, whatever the hour of the run (\`DISCLOSURE_MONITOR_IDLE_INTERVAL_MS\` is set to the same value); outside business hours a filing would wait up to ${DEFAULT_IDLE_POLL_MS / 1000} s more.`,
     `- ${WATCHED_COMPANIES} listed companies of the sandbox each have a watcher with one token. The sandbox publishes a filing of one of them (a major-event report with a readable document) at random moments: exponential gaps of ${seconds(meanGapMs)} on average, from a fixed seed.`,
     '- Latency is from the publication upstream to the message handed to the sender: the wait for the next poll, storing, the analysis (watched filings first), the fan-out that waits for it (`PUSH_SUMMARY_WAIT_MS`, 90 s), and the send. Each filing must reach its watcher exactly once.',
@@ -251,7 +254,10 @@ async function main(): Promise<void> {
   });
 
   const runs: Measured[] = [];
-  for (const [name, double] of [['builtin', null], ['model', model]] as const) {
+  for (const [name, double] of [
+    ['builtin', null],
+    ['model', model],
+  ] as const) {
     log(`${name}: publishing ${filings} filings, ${meanGapMs} ms apart on average`);
     const run = await measure(name, server.adminUrl, double, filings, meanGapMs);
     runs.push(run);

@@ -56,7 +56,12 @@ export interface ScaleStep {
   filings: number;
   seedMs: number;
   bareSequential: Measured;
-  routes: { name: string; /** EXPLAIN ANALYZE execution time of its statements (warm). */ sqlMs: number; sequential: Measured; atRate: Measured }[];
+  routes: {
+    name: string;
+    /** EXPLAIN ANALYZE execution time of its statements (warm). */ sqlMs: number;
+    sequential: Measured;
+    atRate: Measured;
+  }[];
 }
 
 /** Where the time of the slowest uncached read goes, one request at a time (medians unless named p99). */
@@ -184,7 +189,14 @@ function anchoredTable(report: BenchReport): { table: string; met: number; total
     ];
   });
   const table = markdownTable(
-    ['route (cache hit)', 'service req/s', 'bare NestJS req/s', 'node:http req/s', `service / bare NestJS (≥ ${pct(HIT_OF_NEST_TARGET)})`, `p99 service / bare (≤ ${HIT_P99_OF_NEST_TARGET}×)`],
+    [
+      'route (cache hit)',
+      'service req/s',
+      'bare NestJS req/s',
+      'node:http req/s',
+      `service / bare NestJS (≥ ${pct(HIT_OF_NEST_TARGET)})`,
+      `p99 service / bare (≤ ${HIT_P99_OF_NEST_TARGET}×)`,
+    ],
     rows,
     [false, true, true, true, true, true],
   );
@@ -399,7 +411,15 @@ function targetsTable(report: BenchReport, format: 'text' | 'markdown'): string 
 /** The uncached reads at each data set size: how the cost grows with the data. */
 function scaleTable(report: BenchReport, format: 'text' | 'markdown'): string {
   const s = report.settings;
-  const headers = ['route', 'filings', 'SQL execution ms', '1 conn p50 ms', '1 conn p99 ms', `${s.rate} req/s p50 ms`, `${s.rate} req/s p99 ms`];
+  const headers = [
+    'route',
+    'filings',
+    'SQL execution ms',
+    '1 conn p50 ms',
+    '1 conn p99 ms',
+    `${s.rate} req/s p50 ms`,
+    `${s.rate} req/s p99 ms`,
+  ];
   const rows: string[][] = [];
   for (const [index, route] of report.scale[0].routes.entries()) {
     for (const step of report.scale) {
@@ -427,9 +447,9 @@ function splitTable(split: TimeSplit, format: 'text' | 'markdown'): string {
   const part = (value: number) => `${ms(value)} ms (${pct(value / split.clientP50)})`;
   const rows = [
     ['SQL: PostgreSQL executing the statements (EXPLAIN ANALYZE)', part(split.executionMs)],
-    ['driver: the statements\' round trips (pg, the socket, planning) beyond execution', part(driverMs)],
+    ["driver: the statements' round trips (pg, the socket, planning) beyond execution", part(driverMs)],
     ['serialisation: JSON.stringify of the answer', part(split.serialiseMs)],
-    ['pipeline: Express, Nest, validation, the handler\'s own code, headers, logging, metrics', part(pipelineMs)],
+    ["pipeline: Express, Nest, validation, the handler's own code, headers, logging, metrics", part(pipelineMs)],
     ['outside the server: HTTP on the loopback, the load generator', part(outsideMs)],
     ['total as the client saw it (median)', `${ms(split.clientP50)} ms`],
     ['p99: client / server / SQL round trips', `${ms(split.clientP99)} / ${ms(split.serverP99)} / ${ms(split.sqlP99)} ms`],
@@ -451,7 +471,18 @@ function memoryTable(memory: MemoryReport, format: 'text' | 'markdown'): string 
 }
 
 function syncTable(report: BenchReport, format: 'text' | 'markdown'): string {
-  const headers = ['mode', 'wall time', 'service time', 'looked up', 'added', 'updated', 'removed', 'failed', 'company.json calls', 'status'];
+  const headers = [
+    'mode',
+    'wall time',
+    'service time',
+    'looked up',
+    'added',
+    'updated',
+    'removed',
+    'failed',
+    'company.json calls',
+    'status',
+  ];
   const rows = report.syncs.map((run) => [
     run.mode,
     seconds(run.wallMs),
@@ -493,7 +524,9 @@ export function textReport(report: BenchReport): string {
     'Targets',
     targetsTable(report, 'text'),
     '',
-    ...(report.anchored.length > 0 ? ['Cache hits against the anchors (medians of the alternating rounds)', anchoredTable(report).table, ''] : []),
+    ...(report.anchored.length > 0
+      ? ['Cache hits against the anchors (medians of the alternating rounds)', anchoredTable(report).table, '']
+      : []),
     'Uncached reads by data set size',
     scaleTable(report, 'text'),
     '',
@@ -539,7 +572,7 @@ export function markdownReport(report: BenchReport): string {
   out.push(
     report.anchored.length > 0
       ? `- Cache hits at ${pct(HIT_OF_NEST_TARGET)} of a bare NestJS app's throughput or more, with a p99 within ${HIT_P99_OF_NEST_TARGET}× of its p99: ` +
-        `**${hitsMet} of ${targets.length} routes** (medians of ${report.anchored[0].hit.length} alternating rounds against an anchor process answering the same body).`
+          `**${hitsMet} of ${targets.length} routes** (medians of ${report.anchored[0].hit.length} alternating rounds against an anchor process answering the same body).`
       : '- Cache hits against the anchors: not measured (`BENCH_ANCHOR_ROUNDS=0`).',
     `- Uncached reads under ${MISS_P99_TARGET_MS} ms at p99, one request at a time, with ${int(seed.counts.disclosures)} filings: **${sequentialMet} of ${targets.length} routes**.`,
     `- Uncached reads under ${AT_RATE_P99_TARGET_MS} ms at p99 at a fixed offered load of ${s.rate} requests/s, with ${int(seed.counts.disclosures)} filings: ` +
@@ -581,7 +614,12 @@ export function markdownReport(report: BenchReport): string {
         ['OS', m.os],
         ['Node.js', m.node],
         ['PostgreSQL', `${m.postgres} (${m.postgresOrigin})`],
-        ['PostgreSQL settings', Object.entries(m.postgresSettings).map(([name, value]) => `${name}=${value}`).join(', ')],
+        [
+          'PostgreSQL settings',
+          Object.entries(m.postgresSettings)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(', '),
+        ],
       ],
       [false, false],
     ),
@@ -613,9 +651,17 @@ export function markdownReport(report: BenchReport): string {
         ['`BENCH_RATE`', '100', 'requests/s offered in the fixed-load latency runs'],
         ['`BENCH_RATE_S`', '10', 'seconds of each fixed-load latency run'],
         ['`BENCH_ANCHOR_ROUNDS`', '3', 'alternating rounds of service, bare NestJS and node:http per cache hit (0: no anchors)'],
-        ['`BENCH_FILINGS`', '1000000', 'filings of the main data set; the uncached reads are also measured at 100,000 and 1,000,000 below it (smaller for a quick trial)'],
+        [
+          '`BENCH_FILINGS`',
+          '1000000',
+          'filings of the main data set; the uncached reads are also measured at 100,000 and 1,000,000 below it (smaller for a quick trial)',
+        ],
         ['`BENCH_SYNC_COMPANIES`', '115000', 'corp codes in the sandbox for the stock sync'],
-        ['`BENCH_RETRIES`', '1', 'times a measurement is taken again when other processes used the CPU meanwhile (the least disturbed is kept)'],
+        [
+          '`BENCH_RETRIES`',
+          '1',
+          'times a measurement is taken again when other processes used the CPU meanwhile (the least disturbed is kept)',
+        ],
         ['`BENCH_RETRY_BUDGET`', '10', 'most such retries in one run'],
         ['`BENCH_QUIET_WAIT_S`', '60', 'how long to wait, before the HTTP measurements, for other processes to leave the CPU alone'],
         ['`BENCH_QUIET_BUDGET_S`', '150', 'most time one run spends waiting for quiet (before the measurements and before retries)'],
@@ -633,7 +679,12 @@ export function markdownReport(report: BenchReport): string {
       [
         ...Object.entries(seed.counts).map(([label, value]) => [label, int(value)]),
         ['filing dates', `${seed.firstDay} .. ${seed.today} (weekdays, plus today in KST whatever the weekday)`],
-        ['analyses', Object.entries(seed.analyses).map(([status, n]) => `${status} ${int(n)}`).join(', ')],
+        [
+          'analyses',
+          Object.entries(seed.analyses)
+            .map(([status, n]) => `${status} ${int(n)}`)
+            .join(', '),
+        ],
         ...seed.sizes.map((size) => [`size of ${size.relation} (with indexes)`, size.total]),
       ],
       [false, true],
@@ -662,7 +713,9 @@ export function markdownReport(report: BenchReport): string {
 
   out.push('## HTTP results', '');
   out.push(
-    `Start-up: ${Object.entries(report.boot).map(([step, value]) => `${step} ${seconds(value)}`).join(', ')}.`,
+    `Start-up: ${Object.entries(report.boot)
+      .map(([step, value]) => `${step} ${seconds(value)}`)
+      .join(', ')}.`,
     '',
     `### Throughput (${s.connections} connections, ${s.durationSec} s per run after ${s.warmupSec} s of warm-up)`,
     '',
@@ -670,18 +723,18 @@ export function markdownReport(report: BenchReport): string {
     '',
     '- **HIT**: the same URL again and again; the first request fills the HTTP cache, all others are answered from it.',
     '- **MISS**: a URL never asked before on every request, so the HTTP cache never answers (how, per route, below).',
-    '- **SQL/req**: statements the services sent per request, counted at the application\'s DataSource: about 0 for hits proves they ' +
+    "- **SQL/req**: statements the services sent per request, counted at the application's DataSource: about 0 for hits proves they " +
       'were served by the cache, 1 or more for misses proves the database was read.',
-    '- **% of bare**: a route\'s HIT and MISS req/s divided by the req/s of the bare route measured just before them ' +
+    "- **% of bare**: a route's HIT and MISS req/s divided by the req/s of the bare route measured just before them " +
       '(so a slow drift of the machine does not enter the ratio); the bare and bare-large rows are divided by the mean of all ' +
       `bare runs that other processes did not disturb (${int(reference)} req/s). The bare route ` +
-      '(`GET /bench/bare`) answers a constant array of 10 small objects, about 250 bytes, from a controller of the bench\'s own root module, ' +
+      "(`GET /bench/bare`) answers a constant array of 10 small objects, about 250 bytes, from a controller of the bench's own root module, " +
       'through the same Express pipeline: request log, rate limits, CORS, body parsers, global pipe and exception filter.',
     '- **bench/bare-large**: the same kind of route answering a constant list of 50 filings (about 16 kB), not cached: what a ' +
-      'response of that size costs in this pipeline without any cache or database, to tell the cache\'s own cost from the payload\'s.',
+      "response of that size costs in this pipeline without any cache or database, to tell the cache's own cost from the payload's.",
     `- **other CPU**: cores that processes outside the bench used during the run (from /proc; PostgreSQL's processes count as the bench's); above ${FOREIGN_LOAD_THRESHOLD} the run ` +
       'was taken again once they had stopped (see `BENCH_RETRIES`) and the least disturbed attempt kept.',
-    '- latencies are measured by the load generator per response (autocannon\'s `response` event, sub-millisecond); under a closed ' +
+    "- latencies are measured by the load generator per response (autocannon's `response` event, sub-millisecond); under a closed " +
       `loop of ${s.connections} connections they are mostly queueing: latency ≈ connections ÷ throughput.`,
     '',
     `### Uncached latency (1 connection, one request at a time, ${s.sequentialSec} s per route)`,
@@ -697,15 +750,15 @@ export function markdownReport(report: BenchReport): string {
       .map((step) => `${int(step.filings)} filings seeded in ${seconds(step.seedMs)}`)
       .join(', ')}). Per route: the SQL's execution time (EXPLAIN ANALYZE, warm), the misses one request at a time ` +
       `(${s.sequentialSec} s), and the misses at a fixed offered load of ${s.rate} requests/s over ${s.rateConnections} connections for ${s.rateSec} s ` +
-      '(an open loop: one request every 1/rate s, each timed from its due moment; well below saturation, so the latency is service time and not queueing; autocannon\'s `-R` would send each second\'s requests at once). `BENCH_FILINGS=10000000` adds a row per route at 10,000,000.',
+      "(an open loop: one request every 1/rate s, each timed from its due moment; well below saturation, so the latency is service time and not queueing; autocannon's `-R` would send each second's requests at once). `BENCH_FILINGS=10000000` adds a row per route at 10,000,000.",
     '',
     scaleTable(report, 'markdown'),
     '',
     `### Where the time of the slowest uncached read goes (${report.split.route})`,
     '',
     `${int(report.split.requests)} misses one request at a time. The server process timed each request from its arrival (before Express) to the last byte ` +
-      'handed to the socket, and the round trips of its SQL statements at the DataSource\'s query runners; serialisation is `JSON.stringify` of the answer\'s value ' +
-      'timed on its own in the server process; execution is PostgreSQL\'s from the query plan. Medians, so the parts add up to about the total:',
+      "handed to the socket, and the round trips of its SQL statements at the DataSource's query runners; serialisation is `JSON.stringify` of the answer's value " +
+      "timed on its own in the server process; execution is PostgreSQL's from the query plan. Medians, so the parts add up to about the total:",
     '',
     splitTable(report.split, 'markdown'),
     '',
@@ -715,8 +768,8 @@ export function markdownReport(report: BenchReport): string {
     '',
     memoryTable(report.memory, 'markdown'),
     '',
-    'What is kept per client input is bounded: the HTTP cache\'s answers (and the fast lane\'s stored bytes) are LRUs bounded in entries and bytes, ' +
-      'the stock search\'s own cache is an LRU of 10,000 terms, the rate limiter\'s buckets an LRU per client address, and the metrics\' series ' +
+    "What is kept per client input is bounded: the HTTP cache's answers (and the fast lane's stored bytes) are LRUs bounded in entries and bytes, " +
+      "the stock search's own cache is an LRU of 10,000 terms, the rate limiter's buckets an LRU per client address, and the metrics' series " +
       'are keyed by route templates and status codes, never by a raw URL. The live heap after a full collection, before and after the throughput runs, shows it.',
     '',
     '### How the misses avoid the cache',
@@ -736,7 +789,7 @@ export function markdownReport(report: BenchReport): string {
 
   out.push('## Query plans', '');
   out.push(
-    'Each statement below was captured from one uncached request to the running server (the services\' SQL as it is, with the ' +
+    "Each statement below was captured from one uncached request to the running server (the services' SQL as it is, with the " +
       'parameters the request produced), then run as `EXPLAIN (ANALYZE, BUFFERS)` three times on the seeded database; the third (warm) run is shown. ' +
       'The service prepares these statements on each connection (src/database/prepared-statements.ts), so each was prepared the same way and ' +
       'executed five times first: after that PostgreSQL either keeps one generic plan for every execution (planning then costs next to nothing) ' +
@@ -744,7 +797,13 @@ export function markdownReport(report: BenchReport): string {
     '',
     markdownTable(
       ['route', 'parameters', 'plan', 'planning ms', 'execution ms'],
-      report.plans.map((plan) => [plan.scenario, plan.note, plan.cachedPlan ?? 'unprepared', plan.planningMs.toFixed(3), plan.executionMs.toFixed(3)]),
+      report.plans.map((plan) => [
+        plan.scenario,
+        plan.note,
+        plan.cachedPlan ?? 'unprepared',
+        plan.planningMs.toFixed(3),
+        plan.executionMs.toFixed(3),
+      ]),
       [false, false, false, true, true],
     ),
     '',
@@ -772,7 +831,7 @@ export function markdownReport(report: BenchReport): string {
     `Against the sandbox with ${int(report.syncCompanyCount)} corp codes and no added latency, ` +
       '`DART_REQUESTS_PER_MINUTE=1000000`, started with `POST /api/v1/admin/stocks/sync?mode=…` (X-Admin-Key) and polled every 50 ms at ' +
       '`GET /api/v1/admin/stocks/sync/status`. Wall time runs from the POST to the first poll that shows the run finished; ' +
-      'service time is `finished_at − started_at`. The sandbox\'s corpCode.xml archive is built before the first run, as the real ' +
+      "service time is `finished_at − started_at`. The sandbox's corpCode.xml archive is built before the first run, as the real " +
       'system serves a prepared file. The incremental run follows the bootstrap immediately.',
     '',
     syncTable(report, 'markdown'),

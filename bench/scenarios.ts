@@ -36,7 +36,9 @@ function shuffle<T>(items: T[], rng: Prng): T[] {
 }
 
 /** Hangul syllables used to make up search words that users type but no name contains. */
-const EXTRA_SYLLABLES = [...'가나다라마바사아자차카타파하고노도로모보소오조초코토포호구누두루무부수우주추쿠투푸후기니디리미비시이지치키티피히'];
+const EXTRA_SYLLABLES = [
+  ...'가나다라마바사아자차카타파하고노도로모보소오조초코토포호구누두루무부수우주추쿠투푸후기니디리미비시이지치키티피히',
+];
 
 /**
  * Search terms, all different after trimming and lower-casing (the handler's own
@@ -107,10 +109,7 @@ export async function buildScenarios(client: Client, inputs: ScenarioInputs): Pr
   ).rows;
 
   // Companies people look up: every listed one, plus a share of unlisted filers.
-  const corpCodes = shuffle(
-    [...report.listed.map((f) => f.corpCode), ...report.unlisted.slice(0, 1_000).map((f) => f.corpCode)],
-    rng,
-  );
+  const corpCodes = shuffle([...report.listed.map((f) => f.corpCode), ...report.unlisted.slice(0, 1_000).map((f) => f.corpCode)], rng);
   const listedCodes = shuffle(
     report.listed.map((f) => f.corpCode),
     rng,
@@ -134,7 +133,8 @@ export async function buildScenarios(client: Client, inputs: ScenarioInputs): Pr
     const prefix = filer.corpName.slice(0, 2);
     if (/^[가-힣]{2}$/.test(prefix)) prefixes.set(prefix, (prefixes.get(prefix) ?? 0) + 1);
   }
-  const hitTerm = [...prefixes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? report.listed[0].corpName.slice(0, 2);
+  const hitTerm =
+    [...prefixes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? report.listed[0].corpName.slice(0, 2);
   const fullDay = days[days.length - 2] ?? days[0];
   const fullDayCount = Number(
     (await client.query<{ n: string }>('SELECT count(*) AS n FROM disclosures WHERE rcept_dt = $1', [fullDay])).rows[0].n,

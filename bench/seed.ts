@@ -251,7 +251,9 @@ export async function seedDatabase(client: Client, options: SeedOptions, log: (l
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(c, n, s, m, i)`,
       [filers.map((f) => f.corpCode), filers.map((f) => f.corpName), filers.map((f) => f.stockCode), filers.map((f) => f.market)],
     );
-    await client.query('CREATE TEMP TABLE bench_days (dt char(8) NOT NULL, n int NOT NULL, day_start timestamptz NOT NULL, step_ms float8 NOT NULL)');
+    await client.query(
+      'CREATE TEMP TABLE bench_days (dt char(8) NOT NULL, n int NOT NULL, day_start timestamptz NOT NULL, step_ms float8 NOT NULL)',
+    );
     await client.query('INSERT INTO bench_days SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::float8[])', [
       days.map((d) => d.dt),
       days.map((d) => d.n),
@@ -269,11 +271,18 @@ export async function seedDatabase(client: Client, options: SeedOptions, log: (l
         [isListed, slots.map((s) => s.name), slots.map((s) => s.filer), slots.map((s) => s.exchange), slots.map((s) => s.rm)],
       );
     }
-    await client.query('CREATE TEMP TABLE bench_people AS SELECT (i - 1)::int AS idx, n AS name FROM unnest($1::text[]) WITH ORDINALITY AS t(n, i)', [people]);
-    await client.query('CREATE TEMP TABLE bench_institutions AS SELECT (i - 1)::int AS idx, n AS name FROM unnest($1::text[]) WITH ORDINALITY AS t(n, i)', [
-      [...INSTITUTIONS],
-    ]);
-    await client.query('CREATE TEMP TABLE bench_phrases AS SELECT (i - 1)::int AS idx, p AS text FROM unnest($1::text[]) WITH ORDINALITY AS t(p, i)', [ONE_LINERS]);
+    await client.query(
+      'CREATE TEMP TABLE bench_people AS SELECT (i - 1)::int AS idx, n AS name FROM unnest($1::text[]) WITH ORDINALITY AS t(n, i)',
+      [people],
+    );
+    await client.query(
+      'CREATE TEMP TABLE bench_institutions AS SELECT (i - 1)::int AS idx, n AS name FROM unnest($1::text[]) WITH ORDINALITY AS t(n, i)',
+      [[...INSTITUTIONS]],
+    );
+    await client.query(
+      'CREATE TEMP TABLE bench_phrases AS SELECT (i - 1)::int AS idx, p AS text FROM unnest($1::text[]) WITH ORDINALITY AS t(p, i)',
+      [ONE_LINERS],
+    );
     await client.query('ANALYZE bench_filers, bench_days, bench_reports, bench_people, bench_institutions, bench_phrases');
   });
   log(`seed: ${listed.length} stocks, ${unlisted.length} unlisted filers, ${days.length} filing days (${days[0].dt}..${today})`);
@@ -362,12 +371,11 @@ export async function seedDatabase(client: Client, options: SeedOptions, log: (l
   await count('filings by listed companies', "SELECT count(*) AS n FROM disclosures WHERE stock_code <> ''");
   await count('filing days', 'SELECT count(DISTINCT rcept_dt) AS n FROM disclosures');
   await count('filings dated today (KST)', 'SELECT count(*) AS n FROM disclosures WHERE rcept_dt = $1', [today]);
-  await count(
-    'most filings by one company',
-    'SELECT max(n) AS n FROM (SELECT count(*) AS n FROM disclosures GROUP BY corp_code) c',
-  );
+  await count('most filings by one company', 'SELECT max(n) AS n FROM (SELECT count(*) AS n FROM disclosures GROUP BY corp_code) c');
   const analyses: Record<string, number> = {};
-  for (const row of (await client.query<{ status: string; n: string }>('SELECT status, count(*) AS n FROM analyses GROUP BY status ORDER BY status')).rows) {
+  for (const row of (
+    await client.query<{ status: string; n: string }>('SELECT status, count(*) AS n FROM analyses GROUP BY status ORDER BY status')
+  ).rows) {
     analyses[row.status] = Number(row.n);
   }
   const sizes = (

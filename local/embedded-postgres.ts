@@ -151,7 +151,12 @@ function reachableBinaries(runAs: RunAs, log: (line: string) => void): string {
 }
 
 function canRunPostgres(nativeDir: string, runAs: RunAs): boolean {
-  const result = spawnSync(path.join(nativeDir, 'bin', 'postgres'), ['--version'], { ...runAs, cwd: '/', stdio: 'ignore', timeout: 10_000 });
+  const result = spawnSync(path.join(nativeDir, 'bin', 'postgres'), ['--version'], {
+    ...runAs,
+    cwd: '/',
+    stdio: 'ignore',
+    timeout: 10_000,
+  });
   return result.error === undefined && result.status === 0;
 }
 
@@ -176,7 +181,9 @@ function reachableClusterDir(requestedDir: string, runAs: RunAs, log: (line: str
       clusterDir = fs.mkdtempSync(path.join(shared, 'cluster-'));
       fs.writeFileSync(pointer, `${clusterDir}\n`, { mode: 0o600 });
     }
-    log(`the ${SYSTEM_ACCOUNT} account cannot enter ${parent}: the embedded PostgreSQL data lives in ${clusterDir} (recorded in ${pointer})`);
+    log(
+      `the ${SYSTEM_ACCOUNT} account cannot enter ${parent}: the embedded PostgreSQL data lives in ${clusterDir} (recorded in ${pointer})`,
+    );
   }
   fs.mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
   if (runAs) fs.chownSync(clusterDir, runAs.uid, runAs.gid);
@@ -213,7 +220,14 @@ async function initialiseCluster(binDir: string, clusterDir: string, password: s
     }
     await runTool(
       path.join(binDir, 'initdb'),
-      [`--pgdata=${clusterDir}`, '--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'],
+      [
+        `--pgdata=${clusterDir}`,
+        '--auth=scram-sha-256',
+        `--username=${SUPERUSER}`,
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+      ],
       runAs,
     );
   } finally {
@@ -255,7 +269,13 @@ function isPostmasterOf(pid: number, clusterDir: string): boolean {
   }
 }
 
-async function startServer(binDir: string, clusterDir: string, port: number, runAs: RunAs, settings: Record<string, string>): Promise<void> {
+async function startServer(
+  binDir: string,
+  clusterDir: string,
+  port: number,
+  runAs: RunAs,
+  settings: Record<string, string>,
+): Promise<void> {
   const logFile = path.join(clusterDir, 'server.log');
   // Loopback TCP only: no Unix socket to collide with another server's in /tmp.
   const extra = Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`);

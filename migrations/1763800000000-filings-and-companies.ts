@@ -48,9 +48,7 @@ export class FilingsAndCompanies1763800000000 implements MigrationInterface {
       )`);
     // Every read orders by (rcept_dt, created_at, rcept_no) descending: the feed and
     // date ranges walk the first index, a company's filings the second.
-    await queryRunner.query(
-      'CREATE INDEX ix_disclosures_feed ON disclosures (rcept_dt DESC, created_at DESC, rcept_no DESC)',
-    );
+    await queryRunner.query('CREATE INDEX ix_disclosures_feed ON disclosures (rcept_dt DESC, created_at DESC, rcept_no DESC)');
     await queryRunner.query(
       'CREATE INDEX ix_disclosures_corp_feed ON disclosures (corp_code, rcept_dt DESC, created_at DESC, rcept_no DESC)',
     );

@@ -24,15 +24,11 @@ export class AnalysesAndQuota1763900000000 implements MigrationInterface {
     await queryRunner.query('DROP INDEX ix_analyses_pending');
     // NULL available_at: claimable at once; a retry sets it to the end of its backoff.
     // One index per kind of claim, so each claim is an ordered index scan, never a sort.
-    await queryRunner.query(
-      "CREATE INDEX ix_analyses_new ON analyses (created_at) WHERE status = 'PENDING' AND available_at IS NULL",
-    );
+    await queryRunner.query("CREATE INDEX ix_analyses_new ON analyses (created_at) WHERE status = 'PENDING' AND available_at IS NULL");
     await queryRunner.query(
       "CREATE INDEX ix_analyses_retry ON analyses (available_at) WHERE status = 'PENDING' AND available_at IS NOT NULL",
     );
-    await queryRunner.query(
-      "CREATE INDEX ix_analyses_leased ON analyses (lease_expires_at) WHERE status = 'PROCESSING'",
-    );
+    await queryRunner.query("CREATE INDEX ix_analyses_leased ON analyses (lease_expires_at) WHERE status = 'PROCESSING'");
 
     await queryRunner.query(`
       CREATE TABLE revealed_disclosures (

@@ -62,9 +62,7 @@ export class WatchlistAndPush1764000000000 implements MigrationInterface {
     await queryRunner.query(
       "CREATE INDEX ix_push_deliveries_claimable ON push_deliveries (available_at NULLS FIRST, created_at) WHERE status = 'PENDING'",
     );
-    await queryRunner.query(
-      "CREATE INDEX ix_push_deliveries_sending ON push_deliveries (lease_expires_at) WHERE status = 'SENDING'",
-    );
+    await queryRunner.query("CREATE INDEX ix_push_deliveries_sending ON push_deliveries (lease_expires_at) WHERE status = 'SENDING'");
     await queryRunner.query('CREATE INDEX ix_push_deliveries_user_id ON push_deliveries (user_id)');
   }
 

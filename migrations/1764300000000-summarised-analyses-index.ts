@@ -10,9 +10,7 @@ export class SummarisedAnalysesIndex1764300000000 implements MigrationInterface 
   name = 'SummarisedAnalysesIndex1764300000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
-      "CREATE INDEX ix_analyses_summarised ON analyses (rcept_no) WHERE status = 'COMPLETED' AND one_liner <> ''",
-    );
+    await queryRunner.query("CREATE INDEX ix_analyses_summarised ON analyses (rcept_no) WHERE status = 'COMPLETED' AND one_liner <> ''");
   }
 
   async down(): Promise<void> {

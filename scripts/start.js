@@ -27,9 +27,7 @@ function newestMtime(target) {
   if (!fs.existsSync(full)) return 0;
   const stat = fs.statSync(full);
   if (!stat.isDirectory()) return stat.mtimeMs;
-  return fs
-    .readdirSync(full)
-    .reduce((newest, name) => Math.max(newest, newestMtime(path.join(target, name))), stat.mtimeMs);
+  return fs.readdirSync(full).reduce((newest, name) => Math.max(newest, newestMtime(path.join(target, name))), stat.mtimeMs);
 }
 
 function compileWhenStale({ entry, project, outDir, sources }) {

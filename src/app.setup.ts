@@ -74,7 +74,9 @@ const SECURITY_HEADERS = securityHeaders({
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
   // Both keep each request's objects out of the old generation (docs/request-pipeline.md).
   if (!(app.getHttpAdapter() instanceof ServiceExpressAdapter)) {
-    throw new Error('The application must be created with ServiceExpressAdapter (NestFactory.create(module, new ServiceExpressAdapter(), options))');
+    throw new Error(
+      'The application must be created with ServiceExpressAdapter (NestFactory.create(module, new ServiceExpressAdapter(), options))',
+    );
   }
   installLeanAsyncResourceBind();
   app.disable('x-powered-by');

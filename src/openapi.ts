@@ -9,7 +9,6 @@ import { buildOpenApiDocument } from './common/http/swagger';
 import { loadConfig } from './config/app-config';
 import { createRootLogger } from './logging/root-logger';
 
-
 /** The document as committed: what `/docs-json` serves, as stable, readable JSON. */
 export function serialiseOpenApi(document: OpenAPIObject): string {
   return `${JSON.stringify(document, null, 2)}\n`;

@@ -31,7 +31,10 @@ export async function startAnchors(bodies: Record<string, string>): Promise<Anch
 
 function startAnchor(script: string, bodiesFile: string): Promise<{ child: ChildProcess; port: number }> {
   // With the service's flags, so that only the code differs between them and the service.
-  const child = fork(path.join(__dirname, script), [bodiesFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: serviceNodeFlags() });
+  const child = fork(path.join(__dirname, script), [bodiesFile], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: serviceNodeFlags(),
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (message: AnchorReady) => resolve({ child, port: message.port }));
     child.once('exit', (code) => reject(new Error(`anchor ${script} exited (${code}) before listening`)));

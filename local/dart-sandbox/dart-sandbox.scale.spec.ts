@@ -30,7 +30,15 @@ describe('a sandbox of the real size (115,000 companies)', () => {
     expect(control.companiesIn('delisted')).toHaveLength(1_100);
 
     const client = new DartClient(
-      { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, requestsPerMinute: 600, requestsPerDay: 100_000, timeoutMs: 20_000, maxAttempts: 2, retryBaseMs: 10 },
+      {
+        baseUrl: sandbox.baseUrl,
+        apiKey: sandbox.apiKey,
+        requestsPerMinute: 600,
+        requestsPerDay: 100_000,
+        timeoutMs: 20_000,
+        maxAttempts: 2,
+        retryBaseMs: 10,
+      },
       { logger: { warn: () => undefined, error: () => undefined } },
     );
     const before = liveHeap();

@@ -21,7 +21,12 @@ interface ListBody {
   list?: DartFiling[];
 }
 
-async function get(sandbox: DartSandbox, endpoint: string, params: Record<string, string> = {}, key: string | null = sandbox.apiKey): Promise<Response> {
+async function get(
+  sandbox: DartSandbox,
+  endpoint: string,
+  params: Record<string, string> = {},
+  key: string | null = sandbox.apiKey,
+): Promise<Response> {
   const url = new URL(`${sandbox.baseUrl}/${endpoint}`);
   if (key !== null) url.searchParams.set('crtfc_key', key);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
@@ -171,7 +176,9 @@ describe('startDartSandbox', () => {
       for (const cls of ['Y', 'K', 'N']) expect(filings.some((filing) => filing.corp_cls === cls)).toBe(true);
       expect(filings.some((filing) => filing.report_nm.startsWith('[기재정정]'))).toBe(true);
       expect(filings.some((filing) => /^(분기|반기|사업)보고서 \(\d{4}\.\d{2}\)$/.test(filing.report_nm))).toBe(true);
-      expect(filings.some((filing) => filing.report_nm === '임원ㆍ주요주주특정증권등소유상황보고서' && filing.flr_nm !== filing.corp_name)).toBe(true);
+      expect(
+        filings.some((filing) => filing.report_nm === '임원ㆍ주요주주특정증권등소유상황보고서' && filing.flr_nm !== filing.corp_name),
+      ).toBe(true);
       for (const flag of ['유', '코', '정']) expect(filings.some((filing) => filing.rm.includes(flag))).toBe(true);
       expect(filings.some((filing) => filing.rm === '')).toBe(true);
     });
@@ -183,7 +190,7 @@ describe('startDartSandbox', () => {
       expect((await list(sandbox, {}, 'wrong')).status).toBe('010');
     });
 
-    it('with only the key lists today\'s filings of all companies, newest first, 10 a page', async () => {
+    it("with only the key lists today's filings of all companies, newest first, 10 a page", async () => {
       const body = await list(sandbox);
       const today = sandbox.control.filings().filter((filing) => filing.rcept_dt === TODAY);
       expect(body).toMatchObject({ status: '000', message: '정상', page_no: 1, page_count: 10, total_count: today.length });
@@ -289,7 +296,13 @@ describe('startDartSandbox', () => {
         (await (await get(sandbox, 'company.json', { corp_code: corpCode })).json()) as Record<string, string>;
 
       const body = await fetchCompany(listed.corpCode);
-      expect(body).toMatchObject({ status: '000', corp_code: listed.corpCode, corp_name: listed.corpName, corp_cls: 'N', stock_code: listed.stockCode });
+      expect(body).toMatchObject({
+        status: '000',
+        corp_code: listed.corpCode,
+        corp_name: listed.corpName,
+        corp_cls: 'N',
+        stock_code: listed.stockCode,
+      });
       expect(body.jurir_no).toMatch(/^\d{13}$/);
       expect(body.bizr_no).toMatch(/^\d{10}$/);
       expect(body.est_dt).toMatch(/^\d{8}$/);
@@ -312,7 +325,13 @@ describe('startDartSandbox', () => {
 
       const unlisted = sandbox.control.companiesIn('unlisted')[0];
       const own = sandbox.control.publishFiling({ corp_code: unlisted.corpCode, report_nm: '감사보고서 (2025.12)' });
-      expect(own).toMatchObject({ corp_code: unlisted.corpCode, corp_name: unlisted.corpName, stock_code: '', corp_cls: 'E', report_nm: '감사보고서 (2025.12)' });
+      expect(own).toMatchObject({
+        corp_code: unlisted.corpCode,
+        corp_name: unlisted.corpName,
+        stock_code: '',
+        corp_cls: 'E',
+        report_nm: '감사보고서 (2025.12)',
+      });
       expect(own.rcept_no > filing.rcept_no).toBe(true);
       expect(() => sandbox.control.publishFiling({ corp_code: '99999999' })).toThrow();
     });
@@ -325,12 +344,17 @@ describe('startDartSandbox', () => {
 
       const listed = control.moveBoard(added.corpCode, 'K');
       expect(listed.stockCode).toMatch(/^[0-9A-Z]{6}$/);
-      const fetchCls = async (): Promise<unknown> => ((await (await get(sandbox, 'company.json', { corp_code: added.corpCode })).json()) as { corp_cls: string }).corp_cls;
+      const fetchCls = async (): Promise<unknown> =>
+        ((await (await get(sandbox, 'company.json', { corp_code: added.corpCode })).json()) as { corp_cls: string }).corp_cls;
       expect(await fetchCls()).toBe('K');
 
       control.renameCompany(added.corpCode, '새싹로보틱스홀딩스');
       control.delist(added.corpCode);
-      expect(control.company(added.corpCode)).toMatchObject({ corpName: '새싹로보틱스홀딩스', market: 'delisted', stockCode: listed.stockCode });
+      expect(control.company(added.corpCode)).toMatchObject({
+        corpName: '새싹로보틱스홀딩스',
+        market: 'delisted',
+        stockCode: listed.stockCode,
+      });
       expect(await fetchCls()).toBe('E');
       expect(() => control.delist(control.companiesIn('unlisted')[0].corpCode)).toThrow();
     });
@@ -348,7 +372,9 @@ describe('startDartSandbox', () => {
     it('holds a hanging request open until the client gives up', async () => {
       sandbox.control.failNext(1, 'hang');
       const started = Date.now();
-      await expect(fetch(`${sandbox.baseUrl}/list.json?crtfc_key=${sandbox.apiKey}`, { signal: AbortSignal.timeout(150) })).rejects.toThrow();
+      await expect(
+        fetch(`${sandbox.baseUrl}/list.json?crtfc_key=${sandbox.apiKey}`, { signal: AbortSignal.timeout(150) }),
+      ).rejects.toThrow();
       expect(Date.now() - started).toBeGreaterThanOrEqual(140);
       expect((await list(sandbox)).status).toBe('000');
     });
@@ -387,7 +413,9 @@ describe('startDartSandbox', () => {
     it('logs every request with its path and query', async () => {
       sandbox.control.clearRequests();
       await list(sandbox, { page_no: '2' });
-      expect(sandbox.control.requests).toEqual([{ path: '/api/list.json', query: { crtfc_key: sandbox.apiKey, page_no: '2' }, at: expect.any(Date) }]);
+      expect(sandbox.control.requests).toEqual([
+        { path: '/api/list.json', query: { crtfc_key: sandbox.apiKey, page_no: '2' }, at: expect.any(Date) },
+      ]);
     });
   });
 });
@@ -405,7 +433,8 @@ describe('startDartSandbox document.xml', () => {
   afterAll(() => sandbox.close());
   beforeEach(() => sandbox.control.setKeyStatus(null));
 
-  const fetchDocument = async (rceptNo: string, key: string = sandbox.apiKey): Promise<Response> => get(sandbox, 'document.xml', { rcept_no: rceptNo }, key);
+  const fetchDocument = async (rceptNo: string, key: string = sandbox.apiKey): Promise<Response> =>
+    get(sandbox, 'document.xml', { rcept_no: rceptNo }, key);
 
   it('has a document of every kind, about 3 % answering 014, and attachments', () => {
     expect(documents.length).toBeGreaterThan(600);
@@ -421,11 +450,16 @@ describe('startDartSandbox document.xml', () => {
       for (const name of document.attachments) expect(name).toMatch(new RegExp(`^${filing.rcept_no}_\\d{5}\\.xml$`));
     }
     // Long documents are the forms that are long in reality.
-    expect(documents.filter(({ document }) => document.size === 'long').every(({ filing }) => /보고서 \(|감사보고서 \(|증권신고서|투자설명서/.test(filing.report_nm))).toBe(true);
+    expect(
+      documents
+        .filter(({ document }) => document.size === 'long')
+        .every(({ filing }) => /보고서 \(|감사보고서 \(|증권신고서|투자설명서/.test(filing.report_nm)),
+    ).toBe(true);
   });
 
   it('writes short documents under 1,000 characters of text and long ones of tens of thousands, some over 100,000', async () => {
-    const textOf = async (rceptNo: string): Promise<string> => (await extractDocumentText((await sandbox.control.documentZip(rceptNo))!, rceptNo)).text;
+    const textOf = async (rceptNo: string): Promise<string> =>
+      (await extractDocumentText((await sandbox.control.documentZip(rceptNo))!, rceptNo)).text;
     const short = documents.filter(({ document }) => document.size === 'short').slice(0, 30);
     for (const { filing } of short) {
       const text = await textOf(filing.rcept_no);
@@ -439,7 +473,8 @@ describe('startDartSandbox document.xml', () => {
     expect((await textOf(longest.filing.rcept_no)).length).toBeGreaterThan(100_000);
     // Written in Korean, with figures and their units.
     expect(longest.document.xml).toMatch(/[가-힣]{2,}/);
-    for (const unit of [/\d원/, /\(단위 : (원|백만원|천원)\)/, /\d%/, /억원/]) expect(ofKind('long').some(({ document }) => unit.test(document.xml!))).toBe(true);
+    for (const unit of [/\d원/, /\(단위 : (원|백만원|천원)\)/, /\d%/, /억원/])
+      expect(ofKind('long').some(({ document }) => unit.test(document.xml!))).toBe(true);
   });
 
   it('encodes EUC-KR documents in EUC-KR with their declaration, and the others in UTF-8', async () => {
@@ -468,7 +503,10 @@ describe('startDartSandbox document.xml', () => {
     expect([...defects].sort()).toEqual(['bare-br', 'html-entity', 'mismatched-case', 'stray-ampersand', 'unclosed-p']);
 
     const wellFormed = documents.filter(({ document }) => document.xml !== undefined && document.defects.length === 0);
-    for (const { document } of [...wellFormed.slice(0, 40), ...wellFormed.filter(({ document: each }) => each.size === 'long').slice(0, 5)]) {
+    for (const { document } of [
+      ...wellFormed.slice(0, 40),
+      ...wellFormed.filter(({ document: each }) => each.size === 'long').slice(0, 5),
+    ]) {
       expect(isWellFormed(document.xml!)).toBe(true);
     }
   });
@@ -527,7 +565,9 @@ describe('startDartSandbox document.xml', () => {
     expect(eucKr.get(`${first}.xml`)!.equals(iconv.encode(xml, 'euc-kr'))).toBe(true);
 
     sandbox.control.setDocument(second, '<DOCUMENT><BODY><P>유니코드</P></BODY></DOCUMENT>');
-    expect((await unzip(Buffer.from(await (await fetchDocument(second)).arrayBuffer()))).get(`${second}.xml`)).toBe('<DOCUMENT><BODY><P>유니코드</P></BODY></DOCUMENT>');
+    expect((await unzip(Buffer.from(await (await fetchDocument(second)).arrayBuffer()))).get(`${second}.xml`)).toBe(
+      '<DOCUMENT><BODY><P>유니코드</P></BODY></DOCUMENT>',
+    );
 
     expect(sandbox.control.setDocument(third, null)).toMatchObject({ kind: 'missing' });
     expect(await (await fetchDocument(third)).text()).toContain('<status>014</status>');

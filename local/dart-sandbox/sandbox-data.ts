@@ -148,7 +148,10 @@ export class SandboxData {
   /** The `company.json` record; the details no list carries are derived from the corp code, so they never change. */
   details(company: SandboxCompany): DartCompany {
     const rng = new Prng(this.options.seed ^ hashString(company.corpCode));
-    const domain = company.corpEngName.trim().split(/[\s,.&]+/)[0]?.toLowerCase();
+    const domain = company.corpEngName
+      .trim()
+      .split(/[\s,.&]+/)[0]
+      ?.toLowerCase();
     const area = rng.pick(['02', '031', '032', '042', '051', '043', '055']);
     return {
       corp_code: company.corpCode,

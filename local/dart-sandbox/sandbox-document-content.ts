@@ -64,7 +64,14 @@ const PRODUCTS: ReadonlyArray<readonly [string, readonly string[]]> = [
 ];
 const DEFAULT_PRODUCTS = ['산업용 부품', '유통 서비스', '소프트웨어 라이선스'];
 const COUNTRIES = ['미국', '중국', '베트남', '독일', '일본', '인도', '멕시코', '폴란드', '헝가리', '인도네시아'];
-const COUNTERPARTIES = ['Northwind Energy Inc.', 'Lakeside Motors LLC', 'PT Sinar Batam', 'Vina Electronics Co., Ltd.', 'Rhein Automotive GmbH', 'Osaka Precision K.K.'];
+const COUNTERPARTIES = [
+  'Northwind Energy Inc.',
+  'Lakeside Motors LLC',
+  'PT Sinar Batam',
+  'Vina Electronics Co., Ltd.',
+  'Rhein Automotive GmbH',
+  'Osaka Precision K.K.',
+];
 const AUDITORS = ['삼정회계법인', '삼일회계법인', '한영회계법인', '안진회계법인', '대주회계법인', '신한회계법인'];
 const BROKERS = ['한국투자증권', 'NH투자증권', '미래에셋증권', 'KB증권', '삼성증권', '신한투자증권'];
 
@@ -112,36 +119,153 @@ const POLICIES = [
 const ITEM_LETTERS = [...'가나다라마바사아자차카타파하'];
 
 const NOTE_TITLES = [
-  '일반사항', '중요한 회계정책', '중요한 회계추정 및 가정', '금융상품', '현금및현금성자산', '매출채권 및 기타채권', '재고자산',
-  '유형자산', '무형자산', '리스', '차입금', '사채', '퇴직급여', '충당부채', '자본금', '이익잉여금', '고객과의 계약에서 생기는 수익',
-  '판매비와관리비', '법인세', '주당이익', '특수관계자 거래', '우발부채와 약정사항', '부문정보', '보고기간 후 사건',
+  '일반사항',
+  '중요한 회계정책',
+  '중요한 회계추정 및 가정',
+  '금융상품',
+  '현금및현금성자산',
+  '매출채권 및 기타채권',
+  '재고자산',
+  '유형자산',
+  '무형자산',
+  '리스',
+  '차입금',
+  '사채',
+  '퇴직급여',
+  '충당부채',
+  '자본금',
+  '이익잉여금',
+  '고객과의 계약에서 생기는 수익',
+  '판매비와관리비',
+  '법인세',
+  '주당이익',
+  '특수관계자 거래',
+  '우발부채와 약정사항',
+  '부문정보',
+  '보고기간 후 사건',
 ];
-const NOTE_ROWS = ['기초', '취득', '처분', '대체', '감가상각', '손상', '환율변동', '기말', '유동', '비유동', '원화', '외화', '1년 이내', '1년 초과 5년 이내', '5년 초과'];
+const NOTE_ROWS = [
+  '기초',
+  '취득',
+  '처분',
+  '대체',
+  '감가상각',
+  '손상',
+  '환율변동',
+  '기말',
+  '유동',
+  '비유동',
+  '원화',
+  '외화',
+  '1년 이내',
+  '1년 초과 5년 이내',
+  '5년 초과',
+];
 
 const BALANCE_SHEET: ReadonlyArray<readonly [string, number]> = [
-  ['자산', 0], ['Ⅰ. 유동자산', 0.42], ['현금및현금성자산', 0.09], ['단기금융상품', 0.05], ['매출채권', 0.12], ['재고자산', 0.11],
-  ['기타유동자산', 0.05], ['Ⅱ. 비유동자산', 0.58], ['장기금융상품', 0.03], ['관계기업투자', 0.06], ['유형자산', 0.36], ['무형자산', 0.08],
-  ['이연법인세자산', 0.05], ['자산총계', 1], ['부채', 0], ['Ⅰ. 유동부채', 0.27], ['매입채무', 0.1], ['단기차입금', 0.09], ['미지급금', 0.08],
-  ['Ⅱ. 비유동부채', 0.15], ['사채', 0.06], ['장기차입금', 0.07], ['순확정급여부채', 0.02], ['부채총계', 0.42], ['자본', 0], ['자본금', 0.04],
-  ['자본잉여금', 0.09], ['이익잉여금', 0.43], ['기타자본구성요소', 0.02], ['자본총계', 0.58], ['부채와자본총계', 1],
+  ['자산', 0],
+  ['Ⅰ. 유동자산', 0.42],
+  ['현금및현금성자산', 0.09],
+  ['단기금융상품', 0.05],
+  ['매출채권', 0.12],
+  ['재고자산', 0.11],
+  ['기타유동자산', 0.05],
+  ['Ⅱ. 비유동자산', 0.58],
+  ['장기금융상품', 0.03],
+  ['관계기업투자', 0.06],
+  ['유형자산', 0.36],
+  ['무형자산', 0.08],
+  ['이연법인세자산', 0.05],
+  ['자산총계', 1],
+  ['부채', 0],
+  ['Ⅰ. 유동부채', 0.27],
+  ['매입채무', 0.1],
+  ['단기차입금', 0.09],
+  ['미지급금', 0.08],
+  ['Ⅱ. 비유동부채', 0.15],
+  ['사채', 0.06],
+  ['장기차입금', 0.07],
+  ['순확정급여부채', 0.02],
+  ['부채총계', 0.42],
+  ['자본', 0],
+  ['자본금', 0.04],
+  ['자본잉여금', 0.09],
+  ['이익잉여금', 0.43],
+  ['기타자본구성요소', 0.02],
+  ['자본총계', 0.58],
+  ['부채와자본총계', 1],
 ];
 const INCOME_STATEMENT: ReadonlyArray<readonly [string, number]> = [
-  ['매출액', 1], ['매출원가', 0.78], ['매출총이익', 0.22], ['판매비와관리비', 0.14], ['영업이익', 0.08], ['기타수익', 0.01], ['기타비용', 0.012],
-  ['금융수익', 0.008], ['금융비용', 0.011], ['법인세비용차감전순이익', 0.075], ['법인세비용', 0.017], ['당기순이익', 0.058],
-  ['기타포괄손익', 0.004], ['총포괄이익', 0.062],
+  ['매출액', 1],
+  ['매출원가', 0.78],
+  ['매출총이익', 0.22],
+  ['판매비와관리비', 0.14],
+  ['영업이익', 0.08],
+  ['기타수익', 0.01],
+  ['기타비용', 0.012],
+  ['금융수익', 0.008],
+  ['금융비용', 0.011],
+  ['법인세비용차감전순이익', 0.075],
+  ['법인세비용', 0.017],
+  ['당기순이익', 0.058],
+  ['기타포괄손익', 0.004],
+  ['총포괄이익', 0.062],
 ];
 const CASH_FLOWS: ReadonlyArray<readonly [string, number]> = [
-  ['Ⅰ. 영업활동현금흐름', 0.11], ['당기순이익', 0.058], ['조정', 0.07], ['운전자본의 변동', -0.018], ['법인세 납부', -0.015],
-  ['Ⅱ. 투자활동현금흐름', -0.09], ['유형자산의 취득', -0.08], ['무형자산의 취득', -0.01], ['단기금융상품의 순증감', 0.004],
-  ['Ⅲ. 재무활동현금흐름', -0.01], ['차입금의 순증감', 0.012], ['배당금의 지급', -0.02], ['Ⅳ. 현금및현금성자산의 증감', 0.01],
+  ['Ⅰ. 영업활동현금흐름', 0.11],
+  ['당기순이익', 0.058],
+  ['조정', 0.07],
+  ['운전자본의 변동', -0.018],
+  ['법인세 납부', -0.015],
+  ['Ⅱ. 투자활동현금흐름', -0.09],
+  ['유형자산의 취득', -0.08],
+  ['무형자산의 취득', -0.01],
+  ['단기금융상품의 순증감', 0.004],
+  ['Ⅲ. 재무활동현금흐름', -0.01],
+  ['차입금의 순증감', 0.012],
+  ['배당금의 지급', -0.02],
+  ['Ⅳ. 현금및현금성자산의 증감', 0.01],
 ];
 
 const TEMPLATES: readonly Template[] = [
-  { match: /^사업보고서/, size: 'long', formCode: '11011', coverTitle: () => '사 업 보 고 서', body: (ctx) => periodicReport(ctx, 'annual'), attachments: (ctx) => [auditAttachment(ctx)] },
-  { match: /^반기보고서/, size: 'long', formCode: '11012', coverTitle: () => '반 기 보 고 서', body: (ctx) => periodicReport(ctx, 'half'), attachments: (ctx) => [reviewAttachment(ctx)] },
-  { match: /^분기보고서/, size: 'long', formCode: '11013', coverTitle: () => '분 기 보 고 서', body: (ctx) => periodicReport(ctx, 'quarter') },
-  { match: /^(연결)?감사보고서 \(/, size: 'long', formCode: '00760', coverTitle: (ctx) => `${ctx.year - 1}년 ${ctx.filing.report_nm.startsWith('연결') ? '연결' : ''}감사보고서`, body: auditReport },
-  { match: /^(증권신고서|투자설명서)/, size: 'long', formCode: '10001', coverTitle: (ctx) => plainName(ctx), body: prospectus, attachments: (ctx) => (ctx.rng.chance(0.5) ? [auditAttachment(ctx)] : []) },
+  {
+    match: /^사업보고서/,
+    size: 'long',
+    formCode: '11011',
+    coverTitle: () => '사 업 보 고 서',
+    body: (ctx) => periodicReport(ctx, 'annual'),
+    attachments: (ctx) => [auditAttachment(ctx)],
+  },
+  {
+    match: /^반기보고서/,
+    size: 'long',
+    formCode: '11012',
+    coverTitle: () => '반 기 보 고 서',
+    body: (ctx) => periodicReport(ctx, 'half'),
+    attachments: (ctx) => [reviewAttachment(ctx)],
+  },
+  {
+    match: /^분기보고서/,
+    size: 'long',
+    formCode: '11013',
+    coverTitle: () => '분 기 보 고 서',
+    body: (ctx) => periodicReport(ctx, 'quarter'),
+  },
+  {
+    match: /^(연결)?감사보고서 \(/,
+    size: 'long',
+    formCode: '00760',
+    coverTitle: (ctx) => `${ctx.year - 1}년 ${ctx.filing.report_nm.startsWith('연결') ? '연결' : ''}감사보고서`,
+    body: auditReport,
+  },
+  {
+    match: /^(증권신고서|투자설명서)/,
+    size: 'long',
+    formCode: '10001',
+    coverTitle: (ctx) => plainName(ctx),
+    body: prospectus,
+    attachments: (ctx) => (ctx.rng.chance(0.5) ? [auditAttachment(ctx)] : []),
+  },
   { match: /특정증권등소유상황보고서/, size: 'short', formCode: '00430', coverTitle: plainName, body: insiderReport },
   { match: /대량보유상황보고서\(약식\)/, size: 'short', formCode: '00410', coverTitle: plainName, body: (ctx) => holderReport(ctx, false) },
   { match: /대량보유상황보고서/, size: 'medium', formCode: '00400', coverTitle: plainName, body: (ctx) => holderReport(ctx, true) },
@@ -290,7 +414,10 @@ function figure(ctx: Context, share: number, periodsBack = 0): number {
 }
 
 function statementRows(ctx: Context, lines: ReadonlyArray<readonly [string, number]>, periods: number, scale: number): Cell[][] {
-  return lines.map(([label, share]) => [label, ...Array.from({ length: periods }, (_, back) => (share === 0 ? '' : won(figure(ctx, share, back) / scale)))]);
+  return lines.map(([label, share]) => [
+    label,
+    ...Array.from({ length: periods }, (_, back) => (share === 0 ? '' : won(figure(ctx, share, back) / scale))),
+  ]);
 }
 
 function termLabels(ctx: Context, periods: number, suffix = ''): string[] {
@@ -300,7 +427,10 @@ function termLabels(ctx: Context, periods: number, suffix = ''): string[] {
 function statements(ctx: Context, m: Markup, prefix: string, suffix = ''): void {
   const header = ['과목', ...termLabels(ctx, 3, suffix)];
   m.section(2, `${prefix}재무상태표`).table([header, ...statementRows(ctx, BALANCE_SHEET, 3, 1)], { header: true, unit: '(단위 : 원)' });
-  m.section(2, `${prefix}포괄손익계산서`).table([header, ...statementRows(ctx, INCOME_STATEMENT, 3, 1)], { header: true, unit: '(단위 : 원)' });
+  m.section(2, `${prefix}포괄손익계산서`).table([header, ...statementRows(ctx, INCOME_STATEMENT, 3, 1)], {
+    header: true,
+    unit: '(단위 : 원)',
+  });
   m.p(`기본주당이익은 ${won(figure(ctx, 0.058) / ctx.sharesOutstanding)}원이며, 희석주당이익은 기본주당이익과 같습니다.`);
   m.section(2, `${prefix}현금흐름표`).table([header, ...statementRows(ctx, CASH_FLOWS, 3, 1)], { header: true, unit: '(단위 : 원)' });
 }
@@ -314,7 +444,11 @@ function notes(ctx: Context, m: Markup, level: number, reached: () => number, ta
       m.section(level, `${number} ${NOTE_TITLES[i]}${round === 0 ? '' : ' (계속)'}`);
       m.p(paragraph(ctx, POLICIES));
       if (rng.chance(0.7)) {
-        const rows = Array.from({ length: rng.int(4, 10) }, () => [rng.pick(NOTE_ROWS), won(figure(ctx, rng.next() * 0.05)), won(figure(ctx, rng.next() * 0.05, 1))]);
+        const rows = Array.from({ length: rng.int(4, 10) }, () => [
+          rng.pick(NOTE_ROWS),
+          won(figure(ctx, rng.next() * 0.05)),
+          won(figure(ctx, rng.next() * 0.05, 1)),
+        ]);
         m.table([['구분', '당기말', '전기말'], ...rows], { header: true, unit: '(단위 : 천원)' });
       }
       if (rng.chance(0.4)) m.p(paragraph(ctx, POLICIES, 2));
@@ -342,28 +476,55 @@ function periodicReport(ctx: Context, period: 'annual' | 'half' | 'quarter'): st
   ]);
   front.p(paragraph(ctx, BUSINESS));
   front.section(2, '2. 회사의 연혁');
-  front.table([
-    ['일자', '내용'],
-    ...Array.from({ length: rng.int(6, 14) }, (_, i) => [dashedDate(addDays(ctx.date, -400 * (i + 1))), fill(ctx, rng.pick(['{country} 현지법인 설립', '{product} 양산 개시', '본점 소재지 이전', '대표이사 변경', '{product} 공장 준공', '코스닥시장 상장']))]),
-  ], { header: true });
+  front.table(
+    [
+      ['일자', '내용'],
+      ...Array.from({ length: rng.int(6, 14) }, (_, i) => [
+        dashedDate(addDays(ctx.date, -400 * (i + 1))),
+        fill(
+          ctx,
+          rng.pick([
+            '{country} 현지법인 설립',
+            '{product} 양산 개시',
+            '본점 소재지 이전',
+            '대표이사 변경',
+            '{product} 공장 준공',
+            '코스닥시장 상장',
+          ]),
+        ),
+      ]),
+    ],
+    { header: true },
+  );
   front.section(2, '3. 주식의 총수 등');
   const treasury = rng.int(0, ctx.sharesOutstanding / 20);
-  front.table([
-    ['구분', '보통주', '우선주', '합계'],
-    ['발행할 주식의 총수', won(ctx.sharesOutstanding * 4), '-', won(ctx.sharesOutstanding * 4)],
-    ['발행한 주식의 총수', won(ctx.sharesOutstanding), '-', won(ctx.sharesOutstanding)],
-    ['자기주식수', won(treasury), '-', won(treasury)],
-    ['유통주식수', won(ctx.sharesOutstanding - treasury), '-', won(ctx.sharesOutstanding - treasury)],
-  ], { header: true, unit: '(단위 : 주)' });
+  front.table(
+    [
+      ['구분', '보통주', '우선주', '합계'],
+      ['발행할 주식의 총수', won(ctx.sharesOutstanding * 4), '-', won(ctx.sharesOutstanding * 4)],
+      ['발행한 주식의 총수', won(ctx.sharesOutstanding), '-', won(ctx.sharesOutstanding)],
+      ['자기주식수', won(treasury), '-', won(treasury)],
+      ['유통주식수', won(ctx.sharesOutstanding - treasury), '-', won(ctx.sharesOutstanding - treasury)],
+    ],
+    { header: true, unit: '(단위 : 주)' },
+  );
   front.section(1, 'II. 사업의 내용').section(2, '1. 사업의 개요');
   for (let i = rng.int(3, 6); i > 0; i--) front.p(paragraph(ctx, BUSINESS));
   front.section(2, '2. 주요 제품 및 서비스');
   const shares = ctx.products.map(() => rng.int(10, 60));
   const total = shares.reduce((sum, each) => sum + each, 0);
-  front.table([
-    ['사업부문', '품목', '매출액', '비율'],
-    ...ctx.products.map((product, i) => [`${product} 부문`, product, `${won((ctx.revenue * shares[i]) / total / 100_000_000)}억원`, `${ratio((100 * shares[i]) / total)}%`]),
-  ], { header: true });
+  front.table(
+    [
+      ['사업부문', '품목', '매출액', '비율'],
+      ...ctx.products.map((product, i) => [
+        `${product} 부문`,
+        product,
+        `${won((ctx.revenue * shares[i]) / total / 100_000_000)}억원`,
+        `${ratio((100 * shares[i]) / total)}%`,
+      ]),
+    ],
+    { header: true },
+  );
   front.section(2, '3. 위험관리 및 파생거래');
   for (let i = rng.int(2, 4); i > 0; i--) front.p(paragraph(ctx, RISKS));
 
@@ -371,34 +532,54 @@ function periodicReport(ctx: Context, period: 'annual' | 'half' | 'quarter'): st
   back.section(1, 'IV. 이사의 경영진단 및 분석의견');
   for (let i = rng.int(3, 6); i > 0; i--) back.p(paragraph(ctx, BUSINESS));
   back.section(1, 'V. 회계감사인의 감사의견 등');
-  back.table([
-    ['사업연도', '감사인', '감사의견', '핵심감사사항'],
-    ...termLabels(ctx, 3, suffix).map((term) => [term, rng.pick(AUDITORS), '적정', rng.pick(['수익인식의 적정성', '재고자산 평가', '영업권 손상검토', '해당사항 없음'])]),
-  ], { header: true });
+  back.table(
+    [
+      ['사업연도', '감사인', '감사의견', '핵심감사사항'],
+      ...termLabels(ctx, 3, suffix).map((term) => [
+        term,
+        rng.pick(AUDITORS),
+        '적정',
+        rng.pick(['수익인식의 적정성', '재고자산 평가', '영업권 손상검토', '해당사항 없음']),
+      ]),
+    ],
+    { header: true },
+  );
   back.section(1, 'VII. 주주에 관한 사항');
   const holders = Array.from({ length: rng.int(3, 9) }, (_, i) => {
     const stake = i === 0 ? 15 + rng.next() * 25 : rng.next() * 4;
-    return [i === 0 ? personName(rng) : rng.chance(0.3) ? rng.pick(INSTITUTIONS) : personName(rng), i === 0 ? '본인' : rng.pick(['친인척', '계열회사', '임원', '재단']), '보통주', won((ctx.sharesOutstanding * stake) / 100), `${ratio(stake)}%`];
+    return [
+      i === 0 ? personName(rng) : rng.chance(0.3) ? rng.pick(INSTITUTIONS) : personName(rng),
+      i === 0 ? '본인' : rng.pick(['친인척', '계열회사', '임원', '재단']),
+      '보통주',
+      won((ctx.sharesOutstanding * stake) / 100),
+      `${ratio(stake)}%`,
+    ];
   });
   back.table([['성명', '관계', '주식의 종류', '소유주식수(주)', '지분율'], ...holders], { header: true });
   back.section(1, 'VIII. 임원 및 직원 등에 관한 사항');
-  back.table([
-    ['성명', '직위', '등기임원 여부', '담당업무', '소유주식수(주)'],
-    ...Array.from({ length: rng.int(6, 22) }, (_, i) => [
-      i === 0 ? ctx.ceo : personName(rng),
-      i === 0 ? '대표이사' : rng.pick(['사내이사', '사외이사', '전무', '상무', '감사']),
-      i < 5 ? '등기임원' : '미등기',
-      rng.pick(['경영총괄', '재무', '연구개발', '영업', '생산', '감사위원']),
-      won(rng.chance(0.5) ? rng.int(0, 300_000) : 0),
-    ]),
-  ], { header: true });
+  back.table(
+    [
+      ['성명', '직위', '등기임원 여부', '담당업무', '소유주식수(주)'],
+      ...Array.from({ length: rng.int(6, 22) }, (_, i) => [
+        i === 0 ? ctx.ceo : personName(rng),
+        i === 0 ? '대표이사' : rng.pick(['사내이사', '사외이사', '전무', '상무', '감사']),
+        i < 5 ? '등기임원' : '미등기',
+        rng.pick(['경영총괄', '재무', '연구개발', '영업', '생산', '감사위원']),
+        won(rng.chance(0.5) ? rng.int(0, 300_000) : 0),
+      ]),
+    ],
+    { header: true },
+  );
   back.section(1, 'XI. 그 밖에 투자자 보호를 위하여 필요한 사항');
   back.p(paragraph(ctx, RISKS));
   back.p(`${koreanDate(ctx.date)} 현재 제재 현황 및 공시내용 진행 상황에 관하여 기재할 사항은 없습니다.`);
 
   const middle = new Markup();
   middle.section(1, 'III. 재무에 관한 사항').section(2, '1. 요약재무정보');
-  middle.table([['과목', ...termLabels(ctx, 3, suffix)], ...statementRows(ctx, INCOME_STATEMENT.slice(0, 5), 3, 1_000_000)], { header: true, unit: '(단위 : 백만원)' });
+  middle.table([['과목', ...termLabels(ctx, 3, suffix)], ...statementRows(ctx, INCOME_STATEMENT.slice(0, 5), 3, 1_000_000)], {
+    header: true,
+    unit: '(단위 : 백만원)',
+  });
   statements(ctx, middle, '2. 연결', suffix);
   middle.section(2, '3. 연결재무제표 주석');
   notes(ctx, middle, 3, () => front.textLength + middle.textLength + back.textLength, target);
@@ -443,7 +624,9 @@ function reviewAttachment(ctx: Context): { suffix: string; title: string; body: 
   const m = new Markup();
   m.section(1, '독립된 감사인의 반기재무제표 검토보고서');
   m.p(`${ctx.corpName} 주주 및 이사회 귀중`);
-  m.p('우리의 검토결과 상기 반기재무제표가 한국채택국제회계기준 제1034호(중간재무보고)에 따라 중요성의 관점에서 공정하게 표시하고 있지 않다는 점이 발견되지 아니하였습니다.');
+  m.p(
+    '우리의 검토결과 상기 반기재무제표가 한국채택국제회계기준 제1034호(중간재무보고)에 따라 중요성의 관점에서 공정하게 표시하고 있지 않다는 점이 발견되지 아니하였습니다.',
+  );
   statements(ctx, m, '반기', ' 반기');
   return { suffix: '_00761', title: '반기검토보고서', body: m.toString() };
 }
@@ -456,33 +639,74 @@ function prospectus(ctx: Context): string {
   let total: number;
   if (ctx.filing.report_nm.includes('채무증권')) {
     total = rng.int(5, 300) * 10_000_000_000;
-    m.table([
-      ['증권의 종류', '회차', '권면(전자등록)총액(원)', '이자율(%)', '만기일', '모집(매출)방법'],
-      ['무기명식 이권부 무보증사채', String(rng.int(10, 300)), won(total), ratio(2 + rng.next() * 4), dashedDate(addDays(ctx.date, 365 * rng.int(2, 10))), '일반공모'],
-    ], { header: true });
+    m.table(
+      [
+        ['증권의 종류', '회차', '권면(전자등록)총액(원)', '이자율(%)', '만기일', '모집(매출)방법'],
+        [
+          '무기명식 이권부 무보증사채',
+          String(rng.int(10, 300)),
+          won(total),
+          ratio(2 + rng.next() * 4),
+          dashedDate(addDays(ctx.date, 365 * rng.int(2, 10))),
+          '일반공모',
+        ],
+      ],
+      { header: true },
+    );
     m.section(3, '2. 공모가격 결정방법');
-    m.p(`본 사채의 이자율은 수요예측 결과를 반영하여 개별민평 수익률에 ${rng.int(-30, 50)}bp를 가산한 수준에서 대표주관회사와 협의하여 결정합니다.`);
+    m.p(
+      `본 사채의 이자율은 수요예측 결과를 반영하여 개별민평 수익률에 ${rng.int(-30, 50)}bp를 가산한 수준에서 대표주관회사와 협의하여 결정합니다.`,
+    );
   } else {
     const price = rng.int(20, 900) * 50;
     const count = rng.int(5, 80) * 100_000;
     total = count * price;
-    m.table([
-      ['증권의 종류', '증권수량(주)', '액면가액(원)', '모집(매출)가액(원)', '모집(매출)총액(원)', '모집(매출)방법'],
-      ['기명식보통주', won(count), won(ctx.faceValue), won(price), won(total), rng.pick(['주주배정후 실권주 일반공모', '일반공모', '주주우선공모'])],
-    ], { header: true });
+    m.table(
+      [
+        ['증권의 종류', '증권수량(주)', '액면가액(원)', '모집(매출)가액(원)', '모집(매출)총액(원)', '모집(매출)방법'],
+        [
+          '기명식보통주',
+          won(count),
+          won(ctx.faceValue),
+          won(price),
+          won(total),
+          rng.pick(['주주배정후 실권주 일반공모', '일반공모', '주주우선공모']),
+        ],
+      ],
+      { header: true },
+    );
     m.section(3, '2. 공모가격 결정방법');
-    m.p(`모집가액은 「증권의 발행 및 공시 등에 관한 규정」 제5-18조에 의거하여 청약일 전 제3거래일을 기산일로 한 1주일 가중산술평균주가에 할인율 ${rng.int(10, 25)}%를 적용하여 산정합니다.`);
+    m.p(
+      `모집가액은 「증권의 발행 및 공시 등에 관한 규정」 제5-18조에 의거하여 청약일 전 제3거래일을 기산일로 한 1주일 가중산술평균주가에 할인율 ${rng.int(10, 25)}%를 적용하여 산정합니다.`,
+    );
   }
   m.section(3, '3. 인수 등에 관한 사항');
-  m.table([['인수인', '주소', '인수금액(원)', '인수대가(원)'], [rng.pick(BROKERS), '서울특별시 영등포구 여의대로 60', won(total), won(total * 0.015)]], { header: true });
+  m.table(
+    [
+      ['인수인', '주소', '인수금액(원)', '인수대가(원)'],
+      [rng.pick(BROKERS), '서울특별시 영등포구 여의대로 60', won(total), won(total * 0.015)],
+    ],
+    { header: true },
+  );
 
   const issuer = new Markup();
   issuer.section(1, '제1부 모집 또는 매출에 관한 사항 (계속)').section(2, 'V. 자금의 사용목적');
-  issuer.table([['구분', '금액(원)'], ['시설자금', won(total * 0.6)], ['운영자금', won(total * 0.3)], ['채무상환자금', won(total * 0.1)]], { header: true });
+  issuer.table(
+    [
+      ['구분', '금액(원)'],
+      ['시설자금', won(total * 0.6)],
+      ['운영자금', won(total * 0.3)],
+      ['채무상환자금', won(total * 0.1)],
+    ],
+    { header: true },
+  );
   issuer.section(1, '제2부 발행인에 관한 사항').section(2, 'I. 회사의 개요');
   issuer.p(paragraph(ctx, BUSINESS));
   issuer.section(2, 'III. 재무에 관한 사항');
-  issuer.table([['과목', ...termLabels(ctx, 3)], ...statementRows(ctx, INCOME_STATEMENT.slice(0, 5), 3, 1_000_000)], { header: true, unit: '(단위 : 백만원)' });
+  issuer.table([['과목', ...termLabels(ctx, 3)], ...statementRows(ctx, INCOME_STATEMENT.slice(0, 5), 3, 1_000_000)], {
+    header: true,
+    unit: '(단위 : 백만원)',
+  });
 
   const risks = new Markup();
   risks.section(2, 'III. 투자위험요소');
@@ -490,7 +714,10 @@ function prospectus(ctx: Context): string {
   for (let i = 0; m.textLength + risks.textLength + issuer.textLength < target; i++) {
     // Six risks a group; whatever the target still needs goes under the last group.
     if (i % 6 === 0) risks.section(3, groups[Math.min(2, Math.floor(i / 6))] + (i >= 18 ? ' (계속)' : ''));
-    risks.section(4, `${ITEM_LETTERS[i % ITEM_LETTERS.length]}. ${fill(ctx, rng.pick(['{product} 업황 변동 위험', '원재료 가격 변동 위험', '환율 변동 위험', '유동성 위험', '소송 관련 위험', '지분 희석 위험', '최대주주 변경 위험']))}`);
+    risks.section(
+      4,
+      `${ITEM_LETTERS[i % ITEM_LETTERS.length]}. ${fill(ctx, rng.pick(['{product} 업황 변동 위험', '원재료 가격 변동 위험', '환율 변동 위험', '유동성 위험', '소송 관련 위험', '지분 희석 위험', '최대주주 변경 위험']))}`,
+    );
     for (let j = rng.int(2, 4); j > 0; j--) risks.p(paragraph(ctx, RISKS));
   }
   return [m.toString(), risks.toString(), issuer.toString()].join('\n');
@@ -504,16 +731,34 @@ function insiderReport(ctx: Context): string {
   const change = rng.int(-before, 50_000) || 1_000;
   const m = new Markup();
   m.section(1, '1. 보고자에 관한 사항');
-  m.table([['성명', ctx.filing.flr_nm], ['회사와의 관계', rng.pick(['발행회사 임원', '주요주주', '발행회사 임원 겸 주요주주'])], ['직위명', rng.pick(['사내이사', '상무', '전무', '사외이사'])]]);
-  m.section(1, '2. 특정증권등의 소유상황');
   m.table([
-    ['구분', '보고서 작성기준일', '주식수(주)', '비율(%)'],
-    ['직전 보고서', dashedDate(addDays(ctx.date, -rng.int(30, 300))), won(before), ratio((100 * before) / ctx.sharesOutstanding)],
-    ['이번 보고서', dashedDate(addDays(ctx.date, -rng.int(1, 5))), won(before + change), ratio((100 * (before + change)) / ctx.sharesOutstanding)],
-    ['증감', '', won(change), ''],
-  ], { header: true });
+    ['성명', ctx.filing.flr_nm],
+    ['회사와의 관계', rng.pick(['발행회사 임원', '주요주주', '발행회사 임원 겸 주요주주'])],
+    ['직위명', rng.pick(['사내이사', '상무', '전무', '사외이사'])],
+  ]);
+  m.section(1, '2. 특정증권등의 소유상황');
+  m.table(
+    [
+      ['구분', '보고서 작성기준일', '주식수(주)', '비율(%)'],
+      ['직전 보고서', dashedDate(addDays(ctx.date, -rng.int(30, 300))), won(before), ratio((100 * before) / ctx.sharesOutstanding)],
+      [
+        '이번 보고서',
+        dashedDate(addDays(ctx.date, -rng.int(1, 5))),
+        won(before + change),
+        ratio((100 * (before + change)) / ctx.sharesOutstanding),
+      ],
+      ['증감', '', won(change), ''],
+    ],
+    { header: true },
+  );
   m.section(1, '3. 변동 내역');
-  m.table([['보고사유', '변동일', '증감(주)', '단가(원)'], [change > 0 ? '장내매수(+)' : '장내매도(-)', dashedDate(addDays(ctx.date, -2)), won(change), won(rng.int(10, 2_000) * 50)]], { header: true });
+  m.table(
+    [
+      ['보고사유', '변동일', '증감(주)', '단가(원)'],
+      [change > 0 ? '장내매수(+)' : '장내매도(-)', dashedDate(addDays(ctx.date, -2)), won(change), won(rng.int(10, 2_000) * 50)],
+    ],
+    { header: true },
+  );
   m.p('※ 변동일은 결제일 기준입니다.');
   return m.toString();
 }
@@ -523,22 +768,46 @@ function holderReport(ctx: Context, full: boolean): string {
   const stake = 5 + rng.next() * 10;
   const m = new Markup();
   m.section(1, '1. 보고자 및 보고사유');
-  m.table([['보고자', ctx.filing.flr_nm], ['보고구분', rng.pick(['신규', '변동', '변경'])], ['보유목적', rng.pick(['단순투자', '일반투자', '경영권 영향'])], ['보고사유', rng.pick(['장내매매', '특별관계자 추가', '유상증자 참여'])]]);
-  m.section(1, '2. 보유주식등의 수 및 보유비율');
   m.table([
-    ['구분', '보고서 작성기준일', '보유주식등의 수(주)', '보유비율(%)'],
-    ['직전 보고서', dashedDate(addDays(ctx.date, -rng.int(60, 400))), won((ctx.sharesOutstanding * (stake - 1.1)) / 100), ratio(stake - 1.1)],
-    ['이번 보고서', dashedDate(addDays(ctx.date, -5)), won((ctx.sharesOutstanding * stake) / 100), ratio(stake)],
-  ], { header: true });
+    ['보고자', ctx.filing.flr_nm],
+    ['보고구분', rng.pick(['신규', '변동', '변경'])],
+    ['보유목적', rng.pick(['단순투자', '일반투자', '경영권 영향'])],
+    ['보고사유', rng.pick(['장내매매', '특별관계자 추가', '유상증자 참여'])],
+  ]);
+  m.section(1, '2. 보유주식등의 수 및 보유비율');
+  m.table(
+    [
+      ['구분', '보고서 작성기준일', '보유주식등의 수(주)', '보유비율(%)'],
+      [
+        '직전 보고서',
+        dashedDate(addDays(ctx.date, -rng.int(60, 400))),
+        won((ctx.sharesOutstanding * (stake - 1.1)) / 100),
+        ratio(stake - 1.1),
+      ],
+      ['이번 보고서', dashedDate(addDays(ctx.date, -5)), won((ctx.sharesOutstanding * stake) / 100), ratio(stake)],
+    ],
+    { header: true },
+  );
   m.p('※ 보유비율은 발행주식등의 총수 대비 비율입니다.');
   if (full) {
     m.section(1, '3. 세부변동내역');
-    m.table([
-      ['성명', '변동일', '취득/처분 방법', '변동 내역(주)', '단가(원)'],
-      ...Array.from({ length: rng.int(20, 60) }, (_, i) => [ctx.filing.flr_nm, dashedDate(addDays(ctx.date, -30 + i)), rng.pick(['장내매수(+)', '장내매도(-)', '시간외매매(+)']), won(rng.int(1, 90_000)), won(rng.int(100, 2_000) * 50)]),
-    ], { header: true });
+    m.table(
+      [
+        ['성명', '변동일', '취득/처분 방법', '변동 내역(주)', '단가(원)'],
+        ...Array.from({ length: rng.int(20, 60) }, (_, i) => [
+          ctx.filing.flr_nm,
+          dashedDate(addDays(ctx.date, -30 + i)),
+          rng.pick(['장내매수(+)', '장내매도(-)', '시간외매매(+)']),
+          won(rng.int(1, 90_000)),
+          won(rng.int(100, 2_000) * 50),
+        ]),
+      ],
+      { header: true },
+    );
     m.section(1, '4. 보유목적');
-    m.p(`보고자는 ${ctx.corpName}의 주식을 ${rng.pick(['포트폴리오 운용 목적의 단순투자', '배당 확대 요구 등 일반투자'])} 목적으로 보유하고 있으며, 향후 시장 상황에 따라 추가 취득 또는 처분할 수 있습니다.`);
+    m.p(
+      `보고자는 ${ctx.corpName}의 주식을 ${rng.pick(['포트폴리오 운용 목적의 단순투자', '배당 확대 요구 등 일반투자'])} 목적으로 보유하고 있으며, 향후 시장 상황에 따라 추가 취득 또는 처분할 수 있습니다.`,
+    );
     m.p(paragraph(ctx, RISKS, 2));
   }
   return m.toString();
@@ -600,7 +869,11 @@ function preliminaryEarnings(ctx: Context): string {
     ...rows('법인세비용차감전계속사업이익', 0.075),
     ...rows('당기순이익', 0.058),
   ]);
-  m.table([['정보제공자', 'IR팀'], ['정보제공대상자', '국내외 투자자 및 언론'], ['정보제공(예정)일시', `${koreanDate(ctx.date)} 기업설명회 이후`]]);
+  m.table([
+    ['정보제공자', 'IR팀'],
+    ['정보제공대상자', '국내외 투자자 및 언론'],
+    ['정보제공(예정)일시', `${koreanDate(ctx.date)} 기업설명회 이후`],
+  ]);
   m.p('※ 상기 실적은 외부감사인의 검토가 완료되지 않은 잠정 수치로, 검토 결과에 따라 달라질 수 있습니다.');
   return m.toString();
 }
@@ -631,10 +904,18 @@ function rightsOffering(ctx: Context): string {
     ['12. 이사회결의일(결정일)', '', dashedDate(ctx.date)],
   ]);
   m.section(1, '13. 기타 투자판단에 참고할 사항');
-  m.p(`가. 상기 신주 발행가액은 예정발행가액이며, 확정발행가액은 구주주 청약일 전 제3거래일에 결정됩니다. 1주당 신주배정주식수는 ${ratio(count / ctx.sharesOutstanding)}주입니다.`);
+  m.p(
+    `가. 상기 신주 발행가액은 예정발행가액이며, 확정발행가액은 구주주 청약일 전 제3거래일에 결정됩니다. 1주당 신주배정주식수는 ${ratio(count / ctx.sharesOutstanding)}주입니다.`,
+  );
   for (let i = rng.int(3, 6); i > 0; i--) m.p(paragraph(ctx, RISKS));
   m.section(1, '【자금조달의 세부 사용 계획】');
-  m.table([['구분', '사용 예정 시기', '금액(원)'], ...ctx.products.map((product) => [`${product} 생산설비 증설`, `${ctx.year}년 ${rng.int(1, 4)}분기`, won(total / 6)])], { header: true });
+  m.table(
+    [
+      ['구분', '사용 예정 시기', '금액(원)'],
+      ...ctx.products.map((product) => [`${product} 생산설비 증설`, `${ctx.year}년 ${rng.int(1, 4)}분기`, won(total / 6)]),
+    ],
+    { header: true },
+  );
   return m.toString();
 }
 
@@ -687,10 +968,18 @@ function convertibleBond(ctx: Context): string {
   ]);
   m.section(1, '9. 전환가액 조정에 관한 사항');
   m.p('가. 본 사채 발행 후 시가를 하회하는 발행가액으로 유상증자, 주식배당, 준비금의 자본전입 등을 하는 경우 전환가액을 조정합니다.');
-  m.p(`나. 본 사채 발행 후 매 3개월마다 시가가 전환가액보다 낮은 경우 그 시가로 전환가액을 조정하되, 발행 당시 전환가액의 70% 미만으로 조정할 수 없습니다.`);
+  m.p(
+    `나. 본 사채 발행 후 매 3개월마다 시가가 전환가액보다 낮은 경우 그 시가로 전환가액을 조정하되, 발행 당시 전환가액의 70% 미만으로 조정할 수 없습니다.`,
+  );
   m.section(1, '10. 기타 투자판단에 참고할 사항');
   for (let i = rng.int(3, 7); i > 0; i--) m.p(paragraph(ctx, RISKS));
-  m.table([['발행 대상자명', '회사 또는 최대주주와의 관계', '발행 권면총액(원)'], ...Array.from({ length: rng.int(1, 5) }, () => [`${rng.pick(INSTITUTIONS)} 일반사모투자신탁`, '-', won(face / 5)])], { header: true });
+  m.table(
+    [
+      ['발행 대상자명', '회사 또는 최대주주와의 관계', '발행 권면총액(원)'],
+      ...Array.from({ length: rng.int(1, 5) }, () => [`${rng.pick(INSTITUTIONS)} 일반사모투자신탁`, '-', won(face / 5)]),
+    ],
+    { header: true },
+  );
   return m.toString();
 }
 
@@ -698,13 +987,23 @@ function majorHolderChange(ctx: Context): string {
   const { rng } = ctx;
   const m = new Markup();
   m.section(1, '최대주주등소유주식변동신고서');
-  m.table([
-    ['성명', '관계', '변동전(주)', '변동후(주)', '변동일', '변동사유'],
-    ...Array.from({ length: rng.int(1, 3) }, (_, i) => {
-      const before = rng.int(10_000, 5_000_000);
-      return [personName(rng), i === 0 ? '최대주주본인' : '친인척', won(before), won(before + rng.int(-9_000, 9_000)), dashedDate(addDays(ctx.date, -rng.int(1, 5))), rng.pick(['장내매수', '장내매도', '증여', '상속'])];
-    }),
-  ], { header: true });
+  m.table(
+    [
+      ['성명', '관계', '변동전(주)', '변동후(주)', '변동일', '변동사유'],
+      ...Array.from({ length: rng.int(1, 3) }, (_, i) => {
+        const before = rng.int(10_000, 5_000_000);
+        return [
+          personName(rng),
+          i === 0 ? '최대주주본인' : '친인척',
+          won(before),
+          won(before + rng.int(-9_000, 9_000)),
+          dashedDate(addDays(ctx.date, -rng.int(1, 5))),
+          rng.pick(['장내매수', '장내매도', '증여', '상속']),
+        ];
+      }),
+    ],
+    { header: true },
+  );
   m.p('※ 최대주주 변경을 수반하지 않는 변동입니다.');
   return m.toString();
 }
@@ -764,10 +1063,16 @@ function equityAcquisition(ctx: Context): string {
     ['5. 취득예정일자', '', dashedDate(addDays(ctx.date, rng.int(7, 60)))],
   ]);
   m.section(1, '【발행회사의 요약 재무상황】');
-  m.table([
-    ['구분', '자산총계', '부채총계', '자본총계', '매출액', '당기순이익'],
-    ...[1, 2, 3].map((back) => [`${ctx.year - back}년`, ...[0.3, 0.15, 0.15, 0.4, 0.02].map((share) => won((price * share * (1 - 0.1 * back)) / 1_000_000))]),
-  ], { header: true, unit: '(단위 : 백만원)' });
+  m.table(
+    [
+      ['구분', '자산총계', '부채총계', '자본총계', '매출액', '당기순이익'],
+      ...[1, 2, 3].map((back) => [
+        `${ctx.year - back}년`,
+        ...[0.3, 0.15, 0.15, 0.4, 0.02].map((share) => won((price * share * (1 - 0.1 * back)) / 1_000_000)),
+      ]),
+    ],
+    { header: true, unit: '(단위 : 백만원)' },
+  );
   m.section(1, '6. 기타 투자판단에 참고할 사항');
   for (let i = rng.int(2, 5); i > 0; i--) m.p(paragraph(ctx, BUSINESS));
   return m.toString();
@@ -784,19 +1089,39 @@ function shareholdersMeeting(ctx: Context): string {
     ['4. 이사회결의일', dashedDate(ctx.date)],
   ]);
   m.section(1, '5. 회의목적사항');
-  const agenda = [`제${ctx.term}기 재무제표 승인의 건`, '정관 일부 변경의 건', '이사 선임의 건', '이사 보수한도 승인의 건', '감사위원회 위원 선임의 건'];
+  const agenda = [
+    `제${ctx.term}기 재무제표 승인의 건`,
+    '정관 일부 변경의 건',
+    '이사 선임의 건',
+    '이사 보수한도 승인의 건',
+    '감사위원회 위원 선임의 건',
+  ];
   agenda.forEach((item, i) => m.p(`제${i + 1}호 의안 : ${item}`));
   m.section(1, '【정관 변경 내용】');
-  m.table([
-    ['변경전 내용', '변경후 내용', '변경의 목적'],
-    ...Array.from({ length: rng.int(2, 5) }, () => [
-      `제${rng.int(2, 40)}조(목적) 회사는 다음의 사업을 영위함을 목적으로 한다.`,
-      `제${rng.int(2, 40)}조(목적) 회사는 다음의 사업을 영위함을 목적으로 한다. ${rng.pick(ctx.products)} 관련 사업 추가`,
-      '사업목적 추가',
-    ]),
-  ], { header: true });
+  m.table(
+    [
+      ['변경전 내용', '변경후 내용', '변경의 목적'],
+      ...Array.from({ length: rng.int(2, 5) }, () => [
+        `제${rng.int(2, 40)}조(목적) 회사는 다음의 사업을 영위함을 목적으로 한다.`,
+        `제${rng.int(2, 40)}조(목적) 회사는 다음의 사업을 영위함을 목적으로 한다. ${rng.pick(ctx.products)} 관련 사업 추가`,
+        '사업목적 추가',
+      ]),
+    ],
+    { header: true },
+  );
   m.section(1, '【이사 후보자】');
-  m.table([['성명', '생년월', '사외이사후보자여부', '주요경력'], ...Array.from({ length: rng.int(1, 4) }, () => [personName(rng), `${rng.int(1955, 1985)}.${String(rng.int(1, 12)).padStart(2, '0')}`, rng.chance(0.5) ? '사외이사' : '사내이사', `前 ${rng.pick(INSTITUTIONS)} 본부장`])], { header: true });
+  m.table(
+    [
+      ['성명', '생년월', '사외이사후보자여부', '주요경력'],
+      ...Array.from({ length: rng.int(1, 4) }, () => [
+        personName(rng),
+        `${rng.int(1955, 1985)}.${String(rng.int(1, 12)).padStart(2, '0')}`,
+        rng.chance(0.5) ? '사외이사' : '사내이사',
+        `前 ${rng.pick(INSTITUTIONS)} 본부장`,
+      ]),
+    ],
+    { header: true },
+  );
   m.p(paragraph(ctx, BUSINESS, 3));
   return m.toString();
 }
@@ -825,8 +1150,23 @@ function auditNotice(ctx: Context): string {
   const { rng } = ctx;
   const m = new Markup();
   m.section(1, '감사보고서 제출');
-  m.table([['1. 감사인', rng.pick(AUDITORS)], ['2. 감사의견', '적정'], ['3. 계속기업 존속불확실성 사유 해당여부', '미해당'], ['4. 감사보고서 수령일자', dashedDate(addDays(ctx.date, -1))]]);
-  m.table([['구분', '당해 사업연도', '직전 사업연도'], ...['자산총계', '부채총계', '자본총계', '매출액', '영업이익', '당기순이익'].map((label, i) => [label, won(figure(ctx, [1, 0.42, 0.58, 1, 0.08, 0.058][i]) / 1_000_000), won(figure(ctx, [1, 0.42, 0.58, 1, 0.08, 0.058][i], 1) / 1_000_000)])], { header: true, unit: '(단위 : 백만원)' });
+  m.table([
+    ['1. 감사인', rng.pick(AUDITORS)],
+    ['2. 감사의견', '적정'],
+    ['3. 계속기업 존속불확실성 사유 해당여부', '미해당'],
+    ['4. 감사보고서 수령일자', dashedDate(addDays(ctx.date, -1))],
+  ]);
+  m.table(
+    [
+      ['구분', '당해 사업연도', '직전 사업연도'],
+      ...['자산총계', '부채총계', '자본총계', '매출액', '영업이익', '당기순이익'].map((label, i) => [
+        label,
+        won(figure(ctx, [1, 0.42, 0.58, 1, 0.08, 0.058][i]) / 1_000_000),
+        won(figure(ctx, [1, 0.42, 0.58, 1, 0.08, 0.058][i], 1) / 1_000_000),
+      ]),
+    ],
+    { header: true, unit: '(단위 : 백만원)' },
+  );
   return m.toString();
 }
 
@@ -834,10 +1174,24 @@ function genericNotice(ctx: Context): string {
   const { rng } = ctx;
   const m = new Markup();
   m.section(1, reportName(ctx.filing));
-  m.table([['1. 제출인', ctx.corpName], ['2. 제출일', koreanDate(ctx.date)], ['3. 관련 금액(원)', won(rng.int(1, 500) * 100_000_000)]]);
+  m.table([
+    ['1. 제출인', ctx.corpName],
+    ['2. 제출일', koreanDate(ctx.date)],
+    ['3. 관련 금액(원)', won(rng.int(1, 500) * 100_000_000)],
+  ]);
   m.section(1, '4. 세부 내용');
   for (let i = rng.int(3, 6); i > 0; i--) m.p(paragraph(ctx, BUSINESS));
-  m.table([['구분', '당기', '전기'], ...Array.from({ length: rng.int(4, 12) }, () => [rng.pick(NOTE_ROWS), won(figure(ctx, rng.next() * 0.05)), won(figure(ctx, rng.next() * 0.05, 1))])], { header: true, unit: '(단위 : 원)' });
+  m.table(
+    [
+      ['구분', '당기', '전기'],
+      ...Array.from({ length: rng.int(4, 12) }, () => [
+        rng.pick(NOTE_ROWS),
+        won(figure(ctx, rng.next() * 0.05)),
+        won(figure(ctx, rng.next() * 0.05, 1)),
+      ]),
+    ],
+    { header: true, unit: '(단위 : 원)' },
+  );
   m.p(paragraph(ctx, RISKS, 3));
   return m.toString();
 }

@@ -46,7 +46,10 @@ export class Markup {
 
   section(level: number, title: string): this {
     while (this.openSections.length > 0 && this.openSections[this.openSections.length - 1] >= level) this.endSection();
-    this.parts.push(`<SECTION-${level} ACLASS="MANDATORY" APARTSOURCE="SOURCE">`, `<TITLE ATOC="Y" AASSOCNOTE="D-0-${level}-0-0">${this.text(title)}</TITLE>`);
+    this.parts.push(
+      `<SECTION-${level} ACLASS="MANDATORY" APARTSOURCE="SOURCE">`,
+      `<TITLE ATOC="Y" AASSOCNOTE="D-0-${level}-0-0">${this.text(title)}</TITLE>`,
+    );
     this.openSections.push(level);
     return this;
   }
@@ -69,9 +72,20 @@ export class Markup {
     rows.forEach((row, index) => {
       const cells = row.map((cell) => {
         const { text, tag, aunit, aunitValue } =
-          typeof cell === 'string' ? { text: cell, tag: index === 0 && options.header ? 'TH' : FIGURE.test(cell) ? 'TE' : 'TD', aunit: undefined, aunitValue: undefined } : cell;
+          typeof cell === 'string'
+            ? {
+                text: cell,
+                tag: index === 0 && options.header ? 'TH' : FIGURE.test(cell) ? 'TE' : 'TD',
+                aunit: undefined,
+                aunitValue: undefined,
+              }
+            : cell;
         const align =
-          tag === 'TE' ? ' ALIGN="RIGHT"' : tag === 'TU' ? ` AUNIT="${aunit ?? 'SHARE_KIND'}"${aunitValue === undefined ? '' : ` AUNITVALUE="${aunitValue}"`}` : '';
+          tag === 'TE'
+            ? ' ALIGN="RIGHT"'
+            : tag === 'TU'
+              ? ` AUNIT="${aunit ?? 'SHARE_KIND'}"${aunitValue === undefined ? '' : ` AUNITVALUE="${aunitValue}"`}`
+              : '';
         return `<${tag}${align}>${this.text(text)}</${tag}>`;
       });
       this.parts.push(`<TR>${cells.join('')}</TR>`);

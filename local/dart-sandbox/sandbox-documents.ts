@@ -88,7 +88,9 @@ export class SandboxDocuments {
   /** Serves `xml` (in `encoding`) as the whole document of `rceptNo` from now on; null answers 014. */
   set(rceptNo: string, xml: string | null, encoding: DocumentEncoding = 'utf-8'): SandboxDocument {
     const document: SandboxDocument =
-      xml === null ? { kind: 'missing', encoding, defects: [], attachments: [] } : { kind: 'custom', xml, encoding, defects: [], attachments: [] };
+      xml === null
+        ? { kind: 'missing', encoding, defects: [], attachments: [] }
+        : { kind: 'custom', xml, encoding, defects: [], attachments: [] };
     this.overrides.set(rceptNo, { document, files: xml === null ? [] : [{ name: `${rceptNo}.xml`, xml }] });
     this.zips.delete(rceptNo);
     return document;
@@ -115,7 +117,13 @@ export class SandboxDocuments {
     const malformed = rng.chance(MALFORMED_RATE);
     const generated = generateDocument(rng, subject, encoding === 'euc-kr' ? 'EUC-KR' : 'utf-8');
     if (generated.attachments.length === 0 && rng.chance(STRAY_ATTACHMENT_RATE)) {
-      generated.attachments.push({ suffix: '_00760', xml: generated.xml.replace(/<BODY>[\s\S]*<\/BODY>/, '<BODY><SECTION-1><TITLE>첨부서류</TITLE><P>해당사항 없음</P></SECTION-1></BODY>') });
+      generated.attachments.push({
+        suffix: '_00760',
+        xml: generated.xml.replace(
+          /<BODY>[\s\S]*<\/BODY>/,
+          '<BODY><SECTION-1><TITLE>첨부서류</TITLE><P>해당사항 없음</P></SECTION-1></BODY>',
+        ),
+      });
     }
     const { xml, defects } = malformed ? breakMarkup(generated.xml, rng) : { xml: generated.xml, defects: [] };
     const attachments = generated.attachments.map((attachment) => ({ name: `${rceptNo}${attachment.suffix}.xml`, xml: attachment.xml }));

@@ -16,10 +16,7 @@ export interface ReportKind {
   correctable?: boolean;
 }
 
-const fixed =
-  (title: string) =>
-  (): string =>
-    title;
+const fixed = (title: string) => (): string => title;
 
 /** The periodic report due around `date`: the last quarter that ended at least 45 days before. */
 function periodicReport(date: string): string {

@@ -73,7 +73,11 @@ function exchangeForm(rows: readonly FormRow[]): string {
     .map(
       (row) =>
         `<tr>${row
-          .map((cell) => (cell.startsWith('=') ? `<td><span class="xforms_input">${escape(cell.slice(1))}</span></td>` : `<td><span>${escape(cell)}</span></td>`))
+          .map((cell) =>
+            cell.startsWith('=')
+              ? `<td><span class="xforms_input">${escape(cell.slice(1))}</span></td>`
+              : `<td><span>${escape(cell)}</span></td>`,
+          )
           .join('')}</tr>`,
     )
     .join('\n');
@@ -94,7 +98,9 @@ ${exchangeForm([
   ['5. 계약기간', '시작일', '=2025-03-14'],
   ['종료일', '=2026-12-31'],
   ['9. 기타 투자판단과 관련한 중요사항'],
-  ['=- 상기 계약금액은 부가가치세가 제외된 금액입니다. - 계약 상대방의 요청에 따라 납품 일정이 변경될 수 있으며, 이 경우 계약금액이 변동될 수 있습니다.'],
+  [
+    '=- 상기 계약금액은 부가가치세가 제외된 금액입니다. - 계약 상대방의 요청에 따라 납품 일정이 변경될 수 있으며, 이 경우 계약금액이 변동될 수 있습니다.',
+  ],
 ])}
 </div></body></html>`,
 );

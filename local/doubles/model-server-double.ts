@@ -27,7 +27,10 @@ export interface ModelServerDouble {
  */
 export async function startModelServerDouble(): Promise<ModelServerDouble> {
   const requests: RecordedRequest[] = [];
-  let answer: (request: RecordedRequest) => ModelServerAnswer | Promise<ModelServerAnswer> = () => ({ status: 500, body: { error: { message: 'no answer set' } } });
+  let answer: (request: RecordedRequest) => ModelServerAnswer | Promise<ModelServerAnswer> = () => ({
+    status: 500,
+    body: { error: { message: 'no answer set' } },
+  });
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -21,7 +21,6 @@ class AdminStatusResponse {
   started_at: string;
 }
 
-
 @ApiTags('admin')
 @AdminOnly()
 @Controller('api/v1/admin')

@@ -1,11 +1,5 @@
 import { applyDecorators, Controller, Get, Header, Req } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiProperty,
-  ApiQuery,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AdRewardCallbackService } from './ad-reward-callback.service';
 import { rawQueryOf } from './ssv-callback';
@@ -66,4 +60,3 @@ export class AdSsvController {
     return this.callbacks.handle(rawQueryOf(req.originalUrl));
   }
 }
-

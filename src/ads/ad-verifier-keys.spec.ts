@@ -5,12 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { type HttpDouble, sendJson, startHttpDouble } from '../../test/support/http-double';
 import { AppError } from '../common/errors/app-error';
 import type { AppConfig } from '../config/app-config';
-import {
-  AdVerifierKeys,
-  parseKeyDocument,
-  VERIFIER_KEYS_MAX_AGE_MS,
-  VERIFIER_KEYS_MIN_REFETCH_MS,
-} from './ad-verifier-keys';
+import { AdVerifierKeys, parseKeyDocument, VERIFIER_KEYS_MAX_AGE_MS, VERIFIER_KEYS_MIN_REFETCH_MS } from './ad-verifier-keys';
 
 function p256(): KeyObject {
   return generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey;
@@ -176,7 +171,10 @@ describe('AdVerifierKeys', () => {
 
     it.each([
       ['accepts the request and never answers', () => undefined],
-      ['stops in the middle of the body', (res: ServerResponse) => void res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"keys": [')],
+      [
+        'stops in the middle of the body',
+        (res: ServerResponse) => void res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"keys": ['),
+      ],
     ])('is unavailable when the server %s', async (_case, answer) => {
       const hanging = await startHttpDouble((_req, res) => answer(res));
       try {

@@ -2,7 +2,8 @@ import { AppError } from '../common/errors/app-error';
 import { parseSsvQuery, rawQueryOf } from './ssv-callback';
 
 const SIGNATURE = 'MEUCIQCLJS_s4ia_sN06HqzeW7Wc3nhZi4RlW3qV1oO-WpkFAAIgBh4t8tUHVrGyC4SoU2sJKwblu2Gr8O9pdpfD-9q_C8s';
-const SIGNED = 'ad_network=5450213213286189855&ad_unit=1234567890&custom_data=hello%20world&reward_amount=1&reward_item=Reward&timestamp=1507770365237823&transaction_id=18fa792de1bca816048293fc71035638&user_id=42';
+const SIGNED =
+  'ad_network=5450213213286189855&ad_unit=1234567890&custom_data=hello%20world&reward_amount=1&reward_item=Reward&timestamp=1507770365237823&transaction_id=18fa792de1bca816048293fc71035638&user_id=42';
 
 function codeOf(rawQuery: string): string {
   try {

@@ -234,10 +234,12 @@ export class AnalysisQueue {
   }
 
   private async release(worker: string, rceptNo: string, delayMs: number, reason: string, refundAttempt: boolean) {
-    return this.finish(
-      `status = 'PENDING', available_at = $3, last_error = $4${refundAttempt ? ', attempts = attempts - 1' : ''}`,
-      [worker, rceptNo, new Date(this.clock.nowMs() + delayMs), reason.slice(0, 1000)],
-    );
+    return this.finish(`status = 'PENDING', available_at = $3, last_error = $4${refundAttempt ? ', attempts = attempts - 1' : ''}`, [
+      worker,
+      rceptNo,
+      new Date(this.clock.nowMs() + delayMs),
+      reason.slice(0, 1000),
+    ]);
   }
 
   /** Applies `assignments` only while `worker` still holds the lease; $1 is the worker, $2 the filing. */

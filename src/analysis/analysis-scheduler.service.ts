@@ -190,7 +190,10 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     try {
       const zip = await this.dart.document(job.rceptNo, 'analysisDocument');
       const { document } = await readFilingDocument(zip, job.rceptNo);
-      const input = analysisInput({ rceptNo: job.rceptNo, corpName: job.corpName, reportName: job.reportName, rceptDt: job.rceptDt }, document);
+      const input = analysisInput(
+        { rceptNo: job.rceptNo, corpName: job.corpName, reportName: job.reportName, rceptDt: job.rceptDt },
+        document,
+      );
       const answer = await this.analyzer.analyze(input);
       // Whatever the analyzer wrote, the key figures lead with the ones read from the filing's tables.
       const output = { ...answer, result: withFactKeyFigures(answer.result, input) };

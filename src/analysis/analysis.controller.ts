@@ -1,9 +1,5 @@
 import { Controller, Get, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequiresAttestation } from '../attestation/requires-attestation.decorator';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
@@ -23,11 +19,15 @@ export class AnalysisController {
   @OptionalAuthentication()
   @ApiOperation({
     summary: 'The stored analysis of a filing (never calls the AI, never spends quota)',
-    description: 'Anonymous callers get the one-liner and never `result`; signed-in callers get `result` for short filings and filings they revealed.',
+    description:
+      'Anonymous callers get the one-liner and never `result`; signed-in callers get `result` for short filings and filings they revealed.',
   })
   @ApiOkResponse({ type: AnalysisMetaResponse })
   @ApiErrors({ VALIDATION_FAILED: 'rceptNo is not 14 digits', NOT_FOUND: 'unknown filing' })
-  meta(@Param('rceptNo', RceptNoPipe) rceptNo: string, @Req() req: Request & { user?: AuthenticatedUser | null }): Promise<AnalysisMetaResponse> {
+  meta(
+    @Param('rceptNo', RceptNoPipe) rceptNo: string,
+    @Req() req: Request & { user?: AuthenticatedUser | null },
+  ): Promise<AnalysisMetaResponse> {
     return this.analyses.meta(rceptNo, req.user?.userId ?? null);
   }
 
@@ -42,7 +42,11 @@ export class AnalysisController {
     VALIDATION_FAILED: 'rceptNo is not 14 digits',
     NOT_FOUND: 'unknown filing',
     NOT_READY: 'the analysis is not completed',
-    QUOTA_EXHAUSTED: { when: 'the weekly quota is used up; with can_watch_ad: true', type: QuotaExhaustedErrorBody, extras: { can_watch_ad: true } },
+    QUOTA_EXHAUSTED: {
+      when: 'the weekly quota is used up; with can_watch_ad: true',
+      type: QuotaExhaustedErrorBody,
+      extras: { can_watch_ad: true },
+    },
   })
   reveal(@Param('rceptNo', RceptNoPipe) rceptNo: string, @CurrentUser() user: AuthenticatedUser): Promise<RevealResponse> {
     return this.analyses.reveal(user.userId, rceptNo);

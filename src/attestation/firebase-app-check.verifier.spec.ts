@@ -74,12 +74,18 @@ describe('FirebaseAppCheckVerifier', () => {
     it('refuses the token when verification does not finish in time, and warns', async () => {
       verifyToken.mockReturnValue(new Promise(() => undefined));
       expect(await verifier.verify('a.well-formed.token')).toBeNull();
-      expect(warn).toHaveBeenCalledWith('App Check verification failed: FirebaseTimeoutError: App Check verification did not finish within 100 ms');
+      expect(warn).toHaveBeenCalledWith(
+        'App Check verification failed: FirebaseTimeoutError: App Check verification did not finish within 100 ms',
+      );
     });
 
     it('warns when the keys cannot be fetched, which firebase-admin reports with the code of a bad token', async () => {
-      verifyToken.mockRejectedValueOnce(Object.assign(new Error('Error fetching Json Web Keys: connect ECONNREFUSED'), { code: 'app-check/invalid-argument' }));
-      verifyToken.mockRejectedValueOnce(Object.assign(new Error('The provided App Check token has invalid signature.'), { code: 'app-check/invalid-argument' }));
+      verifyToken.mockRejectedValueOnce(
+        Object.assign(new Error('Error fetching Json Web Keys: connect ECONNREFUSED'), { code: 'app-check/invalid-argument' }),
+      );
+      verifyToken.mockRejectedValueOnce(
+        Object.assign(new Error('The provided App Check token has invalid signature.'), { code: 'app-check/invalid-argument' }),
+      );
       expect(await verifier.verify('a.well-formed.token')).toBeNull();
       expect(await verifier.verify('a.forged.token')).toBeNull();
       expect(warn.mock.calls).toEqual([['App Check verification failed: Error: Error fetching Json Web Keys: connect ECONNREFUSED']]);

@@ -81,7 +81,9 @@ describe('BoundedServiceAccountCredential', () => {
     redirectTlsTo(silent.port);
     try {
       const started = performance.now();
-      await expect(new BoundedServiceAccountCredential(serviceAccount, 200).getAccessToken()).rejects.toMatchObject({ code: 'TimeoutError' });
+      await expect(new BoundedServiceAccountCredential(serviceAccount, 200).getAccessToken()).rejects.toMatchObject({
+        code: 'TimeoutError',
+      });
       expect(performance.now() - started).toBeLessThan(10_000);
       expect(silent.accepted()).toBeGreaterThan(0);
     } finally {

@@ -1,11 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Post } from '@nestjs/common';
-import {
-  ApiHeader,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppError } from '../common/errors/app-error';
 import { UsersRepository } from '../users/users.repository';
 import { AuthService } from './auth.service';
@@ -76,10 +70,7 @@ export class AuthController {
   @ApiHeader({ name: 'X-Confirm-Withdraw', required: true, description: 'Must be `yes`' })
   @ApiNoContentResponse({ description: 'The account and its data are deleted' })
   @ApiErrors({ WITHDRAW_NOT_CONFIRMED: '`X-Confirm-Withdraw: yes` missing' })
-  async withdraw(
-    @CurrentUser() user: AuthenticatedUser,
-    @Headers('x-confirm-withdraw') confirmation: string | undefined,
-  ): Promise<void> {
+  async withdraw(@CurrentUser() user: AuthenticatedUser, @Headers('x-confirm-withdraw') confirmation: string | undefined): Promise<void> {
     if (confirmation?.trim().toLowerCase() !== 'yes') {
       throw new AppError('WITHDRAW_NOT_CONFIRMED', 'Send the header X-Confirm-Withdraw: yes to delete the account');
     }

@@ -8,12 +8,7 @@ import type { AuthenticatedUser } from './jwt.strategy';
 /** Requires a valid service JWT in `Authorization: Bearer <token>`; 401 otherwise, including any other header form. */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
-  override handleRequest<TUser = AuthenticatedUser>(
-    error: unknown,
-    user: TUser | false,
-    _info: unknown,
-    context: ExecutionContext,
-  ): TUser {
+  override handleRequest<TUser = AuthenticatedUser>(error: unknown, user: TUser | false, _info: unknown, context: ExecutionContext): TUser {
     if (error) throw error;
     if (!user) {
       const missing = sendsNoCredentials(context.switchToHttp().getRequest<Request>().headers);

@@ -29,7 +29,6 @@ describe('KST calendar days', () => {
   });
 });
 
-
 describe('startOfKstWeek', () => {
   it.each([
     ['Wednesday noon in Korea', '2026-11-18T03:00:00.000Z', '2026-11-15T15:00:00.000Z'],

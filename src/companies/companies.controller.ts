@@ -1,9 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CorpCodePipe } from '../common/http/path-parameter.pipes';
 import { HttpCache } from '../common/http-cache/http-cache.decorator';
 import { CompaniesService } from './companies.service';

@@ -28,10 +28,9 @@ export class CompanyStore {
 
   /** One statement: whether the code is known, and the stored answer if any. */
   async find(corpCode: string): Promise<StoredCompany> {
-    const [row] = await this.dataSource.query<{ known: boolean; data: DartCompany | null; fetched_at: Date | null }[]>(
-      FIND_STATEMENT,
-      [corpCode],
-    );
+    const [row] = await this.dataSource.query<{ known: boolean; data: DartCompany | null; fetched_at: Date | null }[]>(FIND_STATEMENT, [
+      corpCode,
+    ]);
     return { known: row.known, data: row.data, fetchedAt: row.fetched_at };
   }
 

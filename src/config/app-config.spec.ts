@@ -199,21 +199,9 @@ describe('loadConfig', () => {
       ['PORT=abc', { PORT: 'abc' }, /^PORT must be an integer from 0 to 65535 \(got "abc"\)$/],
       ['PORT out of range', { PORT: '70000' }, /^PORT must be an integer from 0 to 65535/],
       ['APP_ENV=staging', { APP_ENV: 'staging' }, /^APP_ENV must be one of local, dev, production \(got "staging"\)$/],
-      [
-        'LOG_LEVEL=loud',
-        { LOG_LEVEL: 'loud' },
-        /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent \(got "loud"\)$/,
-      ],
-      [
-        'DEVICE_ATTESTATION=maybe',
-        { DEVICE_ATTESTATION: 'maybe' },
-        /^DEVICE_ATTESTATION must be one of enforce, off \(got "maybe"\)$/,
-      ],
-      [
-        'ANALYSIS_CONCURRENCY=0',
-        { ANALYSIS_CONCURRENCY: '0' },
-        /^ANALYSIS_CONCURRENCY must be an integer from 1 to 64 \(got "0"\)$/,
-      ],
+      ['LOG_LEVEL=loud', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent \(got "loud"\)$/],
+      ['DEVICE_ATTESTATION=maybe', { DEVICE_ATTESTATION: 'maybe' }, /^DEVICE_ATTESTATION must be one of enforce, off \(got "maybe"\)$/],
+      ['ANALYSIS_CONCURRENCY=0', { ANALYSIS_CONCURRENCY: '0' }, /^ANALYSIS_CONCURRENCY must be an integer from 1 to 64 \(got "0"\)$/],
       [
         'DART_API_BASE_URL=not-a-url',
         { DART_API_BASE_URL: 'not-a-url' },
@@ -296,7 +284,14 @@ describe('loadConfig', () => {
         PUSH_LEASE_MS: '1000',
         PUSH_EXPANSION_USERS: '200',
       });
-      expect(config.push).toEqual({ concurrency: 1, maxAttempts: 3, retryBaseMs: 500, leaseMs: 1000, summaryWaitMs: 90_000, expansionUsers: 200 });
+      expect(config.push).toEqual({
+        concurrency: 1,
+        maxAttempts: 3,
+        retryBaseMs: 500,
+        leaseMs: 1000,
+        summaryWaitMs: 90_000,
+        expansionUsers: 200,
+      });
     });
 
     it('rejects values out of range, naming each variable', () => {
@@ -431,7 +426,9 @@ describe('loadConfig', () => {
       expect(configErrorOf({ APPLE_BUNDLE_ID: 'com.example.app' }).problems).toEqual([
         'APPLE_APP_APPLE_ID must be set with APPLE_BUNDLE_ID in the Production environment (the app id of App Store Connect)',
       ]);
-      expect(loadConfig({ APPLE_BUNDLE_ID: 'com.example.app', APPLE_ENVIRONMENT: 'Sandbox' }).subscriptions.apple.appAppleId).toBeUndefined();
+      expect(
+        loadConfig({ APPLE_BUNDLE_ID: 'com.example.app', APPLE_ENVIRONMENT: 'Sandbox' }).subscriptions.apple.appAppleId,
+      ).toBeUndefined();
     });
 
     it('rejects the Xcode and LocalTesting environments and a non-numeric app id', () => {

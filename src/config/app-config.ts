@@ -30,7 +30,8 @@ export interface ConfigEnvironment {
  * (`<feature>.config.ts`); this is their composition.
  */
 export interface AppConfig
-  extends HttpConfig,
+  extends
+    HttpConfig,
     DatabaseConfig,
     AuthConfig,
     AdminConfig,

@@ -21,7 +21,10 @@ describe('describeStartup', () => {
       ANALYSIS_SCHEDULER_AUTO_START: 'true',
       STOCK_SYNC_BOOTSTRAP: 'true',
     });
-    const lines = describeStartup(config, { supplied: new Set(['DART_API_KEY', 'DART_API_BASE_URL', 'IDP1_USERINFO_URL']), generatedAdminKey: true });
+    const lines = describeStartup(config, {
+      supplied: new Set(['DART_API_KEY', 'DART_API_BASE_URL', 'IDP1_USERINFO_URL']),
+      generatedAdminKey: true,
+    });
     expect(lines).toEqual([
       'admin API: on (X-Admin-Key, the key generated in /srv/data/admin-key)',
       'push: RECORDED, not sent (FIREBASE_SERVICE_ACCOUNT is not set): GET /api/v1/admin/push/messages',
@@ -40,7 +43,9 @@ describe('describeStartup', () => {
     expect(lines[0]).toBe('admin API: OFF (ADMIN_KEY is not set: every /api/v1/admin route answers 401)');
     expect(lines[1]).toBe('push: OFF (FIREBASE_SERVICE_ACCOUNT is not set)');
     expect(lines[4]).toBe('disclosure system: OFF (DART_API_KEY is not set: stored filings are served, nothing new is collected)');
-    expect(lines[5]).toMatch(/^jobs: disclosure monitor every 5 s in KST business hours, 60 s otherwise, analysis scheduler \(2 at once\), daily stock sync at 05:00 KST, a stock sync at boot/);
+    expect(lines[5]).toMatch(
+      /^jobs: disclosure monitor every 5 s in KST business hours, 60 s otherwise, analysis scheduler \(2 at once\), daily stock sync at 05:00 KST, a stock sync at boot/,
+    );
     expect(lines[5]).not.toContain('off:');
   });
 

@@ -34,9 +34,17 @@ export function describeStartup(config: AppConfig, standIns: StandIns): string[]
   else push = 'push: RECORDED, not sent (FIREBASE_SERVICE_ACCOUNT is not set): GET /api/v1/admin/push/messages';
 
   const stores = [
-    onOff(appleOn, 'App Store verification', 'APPLE_BUNDLE_ID, APPLE_ISSUER_ID, APPLE_KEY_ID, APPLE_PRIVATE_KEY and APPLE_ROOT_CERTIFICATES are not all set'),
+    onOff(
+      appleOn,
+      'App Store verification',
+      'APPLE_BUNDLE_ID, APPLE_ISSUER_ID, APPLE_KEY_ID, APPLE_PRIVATE_KEY and APPLE_ROOT_CERTIFICATES are not all set',
+    ),
     onOff(playOn, 'Google Play verification', 'GOOGLE_PLAY_PACKAGE_NAME and GOOGLE_PLAY_SERVICE_ACCOUNT are not both set'),
-    onOff(Boolean(pubsub.audience || pubsub.sharedSecret), 'Play notifications', 'neither GOOGLE_PUBSUB_AUDIENCE nor GOOGLE_PUBSUB_SHARED_SECRET is set'),
+    onOff(
+      Boolean(pubsub.audience || pubsub.sharedSecret),
+      'Play notifications',
+      'neither GOOGLE_PUBSUB_AUDIENCE nor GOOGLE_PUBSUB_SHARED_SECRET is set',
+    ),
   ];
 
   const ai = config.ai;
@@ -48,8 +56,10 @@ export function describeStartup(config: AppConfig, standIns: StandIns): string[]
         : 'analyzer: the built-in extractive summary, no model (OPENAI_API_KEY and ANTHROPIC_API_KEY are not set)';
 
   let disclosureSystem: string;
-  if (standIns.supplied.has('DART_API_KEY')) disclosureSystem = `disclosure system: the local SANDBOX at ${config.dart.baseUrl} (DART_API_KEY is not set)`;
-  else if (config.dart.apiKey === undefined) disclosureSystem = 'disclosure system: OFF (DART_API_KEY is not set: stored filings are served, nothing new is collected)';
+  if (standIns.supplied.has('DART_API_KEY'))
+    disclosureSystem = `disclosure system: the local SANDBOX at ${config.dart.baseUrl} (DART_API_KEY is not set)`;
+  else if (config.dart.apiKey === undefined)
+    disclosureSystem = 'disclosure system: OFF (DART_API_KEY is not set: stored filings are served, nothing new is collected)';
   else if (config.dart.baseUrl === REAL_DISCLOSURE_SYSTEM) disclosureSystem = `disclosure system: ${config.dart.baseUrl}`;
   else disclosureSystem = `disclosure system: ${config.dart.baseUrl} (DART_API_BASE_URL)`;
   const signIn = standIns.supplied.has('IDP1_USERINFO_URL') ? '; sign-in: the local provider (sandbox-<name> tokens)' : '';
@@ -67,14 +77,12 @@ export function describeStartup(config: AppConfig, standIns: StandIns): string[]
       : 'analysis scheduler (ANALYSIS_SCHEDULER_AUTO_START=false)',
   );
   (jobs.stockSyncSchedulerEnabled ? running : off).push(
-    jobs.stockSyncSchedulerEnabled ? `daily stock sync at ${DAILY_JOB_TIMES.stockSync} KST` : 'daily stock sync (STOCK_SYNC_SCHEDULER_ENABLED=false)',
+    jobs.stockSyncSchedulerEnabled
+      ? `daily stock sync at ${DAILY_JOB_TIMES.stockSync} KST`
+      : 'daily stock sync (STOCK_SYNC_SCHEDULER_ENABLED=false)',
   );
   if (jobs.stockSyncBootstrap) running.push('a stock sync at boot while the master is empty');
-  running.push(
-    'push dispatcher',
-    'downgrade cleanup every minute',
-    `retention at ${DAILY_JOB_TIMES.retention} KST`,
-  );
+  running.push('push dispatcher', 'downgrade cleanup every minute', `retention at ${DAILY_JOB_TIMES.retention} KST`);
   const jobsLine = `jobs: ${running.join(', ')}${off.length > 0 ? `; off: ${off.join(', ')}` : ''} (the singleton jobs run on one instance of a fleet)`;
 
   return [admin, push, `stores: ${stores.join('; ')}`, analyzer, `${disclosureSystem}${signIn}`, jobsLine];

@@ -21,7 +21,9 @@ describe('preparedStatement', () => {
   it('refuses a name given to two texts, and a text given two names', () => {
     preparedStatement('registry_spec_three', 'SELECT 3 AS registry_spec_three');
     expect(() => preparedStatement('registry_spec_three', 'SELECT 3 AS something_else')).toThrow(/already registered with another text/);
-    expect(() => preparedStatement('registry_spec_three_again', 'SELECT 3 AS registry_spec_three')).toThrow(/already registered as registry_spec_three/);
+    expect(() => preparedStatement('registry_spec_three_again', 'SELECT 3 AS registry_spec_three')).toThrow(
+      /already registered as registry_spec_three/,
+    );
     expect(preparedStatementName('SELECT 3 AS something_else')).toBeUndefined();
     expect(preparedStatementName('SELECT 3 AS registry_spec_three')).toBe('registry_spec_three');
   });

@@ -1,11 +1,5 @@
 import { Controller, Get, HttpCode, HttpStatus, Logger, Post, Query } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../admin/admin-key.guard';
 import { AppError } from '../common/errors/app-error';
 import { upstreamBusy } from '../upstream/dart/dart-budget';
@@ -79,10 +73,14 @@ export class AdminDisclosuresController {
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({
     summary: 'Collect the filings of a date range in the background',
-    description: 'One backfill at a time in the whole fleet; it is executed by the instance leading the backfill job and survives restarts.',
+    description:
+      'One backfill at a time in the whole fleet; it is executed by the instance leading the backfill job and survives restarts.',
   })
   @ApiAcceptedResponse({ type: BackfillStartedResponse })
-  @ApiErrors({ VALIDATION_FAILED: 'a date is missing or invalid, or delayMs out of range', BACKFILL_RUNNING: 'a backfill is already running (on any instance)' })
+  @ApiErrors({
+    VALIDATION_FAILED: 'a date is missing or invalid, or delayMs out of range',
+    BACKFILL_RUNNING: 'a backfill is already running (on any instance)',
+  })
   async startBackfill(@Query() query: BackfillQuery): Promise<BackfillStartedResponse> {
     await this.backfill.start(query.fromDate, query.toDate, query.delayMs);
     return { message: 'Backfill started', fromDate: query.fromDate, toDate: query.toDate };

@@ -46,7 +46,8 @@ function feedStatements({ byCompany, byDates, summarised }: FeedShape): FeedStat
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   const join = summarised ? SUMMARY_JOIN : OPTIONAL_SUMMARY_JOIN;
   const name = ['disclosures_feed', byCompany && 'company', byDates && 'dates', summarised && 'summarised'].filter(Boolean).join('_');
-  const statement = (limit: string) => `SELECT ${COLUMNS}, a.one_liner AS summary FROM disclosures d ${join} ${where} ${ORDER} LIMIT ${limit}`;
+  const statement = (limit: string) =>
+    `SELECT ${COLUMNS}, a.one_liner AS summary FROM disclosures d ${join} ${where} ${ORDER} LIMIT ${limit}`;
   const anyLimit = preparedStatement(name, statement(`$${parameters + 1}`));
   if (parameters > 0) return { anyLimit };
   // PostgreSQL plans a LIMIT given as a parameter as if it kept a tenth of the rows, so it

@@ -24,21 +24,34 @@ export class DisclosureView {
   @ApiProperty({ example: '삼성전자' })
   submitter: string;
 
-  @ApiPropertyOptional({ description: 'One-line AI summary; absent until the analysis completed', example: '삼성전자, 시설자금 1조원 규모 유상증자 결정' })
+  @ApiPropertyOptional({
+    description: 'One-line AI summary; absent until the analysis completed',
+    example: '삼성전자, 시설자금 1조원 규모 유상증자 결정',
+  })
   summary?: string;
 
-  @ApiProperty({ enum: REPORT_TYPES, example: 'major_event', description: 'The kind of filing, derived from the report name (docs/filings-and-companies.md)' })
+  @ApiProperty({
+    enum: REPORT_TYPES,
+    example: 'major_event',
+    description: 'The kind of filing, derived from the report name (docs/filings-and-companies.md)',
+  })
   report_type: ReportType;
 
   @ApiProperty({ example: false, description: 'True for a correction of an earlier filing (`[기재정정]`-style titles)' })
   is_correction: boolean;
 
-  @ApiProperty({ example: 'https://dart.fss.or.kr/dsaf001/main.do?rcpNo=20261121000123', description: "The disclosure system's public viewer of the filing" })
+  @ApiProperty({
+    example: 'https://dart.fss.or.kr/dsaf001/main.do?rcpNo=20261121000123',
+    description: "The disclosure system's public viewer of the filing",
+  })
   dart_url: string;
 }
 
 /** The fields every Disclosure carries beside the stored ones, derived from them. */
-export function derivedDisclosureFields(rceptNo: string, reportName: string): Pick<DisclosureView, 'report_type' | 'is_correction' | 'dart_url'> {
+export function derivedDisclosureFields(
+  rceptNo: string,
+  reportName: string,
+): Pick<DisclosureView, 'report_type' | 'is_correction' | 'dart_url'> {
   return { report_type: reportTypeOf(reportName), is_correction: isCorrection(reportName), dart_url: dartViewerUrl(rceptNo) };
 }
 

@@ -20,7 +20,13 @@ const RULES: ReadonlyArray<{ type: Exclude<ReportType, 'other'>; startsWith: rea
   // 지분공시 and the largest shareholder's changes: who holds how much.
   {
     type: 'ownership',
-    startsWith: ['임원ㆍ주요주주특정증권등소유상황보고서', '주식등의대량보유상황보고서', '최대주주등소유주식변동신고서', '공개매수', '의결권대리행사권유'],
+    startsWith: [
+      '임원ㆍ주요주주특정증권등소유상황보고서',
+      '주식등의대량보유상황보고서',
+      '최대주주등소유주식변동신고서',
+      '공개매수',
+      '의결권대리행사권유',
+    ],
   },
   // 외부감사관련: audit reports (the exchange's "감사보고서제출" notice is an exchange disclosure).
   { type: 'audit', startsWith: ['감사보고서 ', '감사보고서(', '연결감사보고서', '감사전재무제표', '외부감사'] },

@@ -17,9 +17,7 @@ export class CronSingletonJob {
   private cron?: CronJob;
   private running?: Promise<unknown>;
 
-  constructor(
-    private readonly spec: { name: SingletonJobName; cronTime: string; run: () => Promise<unknown>; logger: Logger },
-  ) {}
+  constructor(private readonly spec: { name: SingletonJobName; cronTime: string; run: () => Promise<unknown>; logger: Logger }) {}
 
   register(singletonJobs: SingletonJobs): void {
     singletonJobs.register({

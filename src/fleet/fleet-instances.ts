@@ -124,7 +124,8 @@ export class FleetInstances implements OnApplicationBootstrap, BeforeApplication
       if (this.failing) this.logger.log('fleet heartbeat written again');
       this.failing = false;
     } catch (error) {
-      if (!this.failing) this.logger.warn(`fleet heartbeat failed (${String(error)}): this instance looks dead to the others until it succeeds`);
+      if (!this.failing)
+        this.logger.warn(`fleet heartbeat failed (${String(error)}): this instance looks dead to the others until it succeeds`);
       this.failing = true;
     }
     this.signals.deliverFollowed();

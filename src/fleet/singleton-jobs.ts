@@ -7,7 +7,14 @@ import { FleetSignals } from './fleet-signals';
 import { InstanceIdentity } from './instance-identity';
 
 /** Every job that runs on exactly one instance of the fleet at a time. */
-export const SINGLETON_JOB_NAMES = ['disclosure-monitor', 'stock-sync', 'backfill', 'downgrade-cleanup', 'rate-limit-sweep', 'retention'] as const;
+export const SINGLETON_JOB_NAMES = [
+  'disclosure-monitor',
+  'stock-sync',
+  'backfill',
+  'downgrade-cleanup',
+  'rate-limit-sweep',
+  'retention',
+] as const;
 export type SingletonJobName = (typeof SINGLETON_JOB_NAMES)[number];
 
 /** First key of the jobs' advisory locks (pg_try_advisory_lock(namespace, job)); the migration lock uses the one-key form. */

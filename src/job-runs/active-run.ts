@@ -96,7 +96,10 @@ export class ActiveRun {
     this.processedAtBegin = this.processed;
     await this.save();
     // A failed periodic write is retried by the next one; the run goes on.
-    this.timer = setInterval(() => this.save().catch((error) => this.logger.warn(`run ${this.id}: progress not saved: ${String(error)}`)), PROGRESS_WRITE_MS);
+    this.timer = setInterval(
+      () => this.save().catch((error) => this.logger.warn(`run ${this.id}: progress not saved: ${String(error)}`)),
+      PROGRESS_WRITE_MS,
+    );
     this.timer.unref();
     this.progressTimer = setInterval(() => this.logger.log(this.progressLine()), this.progressLogMs);
     this.progressTimer.unref();

@@ -28,7 +28,12 @@ describe('describeRun', () => {
   });
 
   it('derives the rate since the start and the seconds left at that rate', () => {
-    expect(describeRun(run({}))).toMatchObject({ rate_per_second: 10, eta_seconds: 90, started_at: '2026-11-20T03:00:00.000Z', resumed_at: null });
+    expect(describeRun(run({}))).toMatchObject({
+      rate_per_second: 10,
+      eta_seconds: 90,
+      started_at: '2026-11-20T03:00:00.000Z',
+      resumed_at: null,
+    });
   });
 
   it('counts only what the current executor did since it resumed', () => {
@@ -43,7 +48,10 @@ describe('describeRun', () => {
   });
 
   it('gives 0 seconds left for a completed run and none for a failed one', () => {
-    expect(describeRun(run({ status: 'completed', processed: 1000, elapsedSeconds: 0.5 }))).toMatchObject({ rate_per_second: 2000, eta_seconds: 0 });
+    expect(describeRun(run({ status: 'completed', processed: 1000, elapsedSeconds: 0.5 }))).toMatchObject({
+      rate_per_second: 2000,
+      eta_seconds: 0,
+    });
     expect(describeRun(run({ status: 'failed' }))).toMatchObject({ rate_per_second: 10, eta_seconds: null });
   });
 });

@@ -21,7 +21,11 @@ export class JobRunStatusView implements JobRunStatusFields {
   finished_at: string | null;
   @ApiProperty({ nullable: true, type: String })
   last_error: string | null;
-  @ApiProperty({ nullable: true, type: Number, description: 'Items per second since started_at (or resumed_at); null when idle or under a second in' })
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'Items per second since started_at (or resumed_at); null when idle or under a second in',
+  })
   rate_per_second: number | null;
   @ApiProperty({ nullable: true, type: Number, description: 'Seconds left at that rate; 0 when completed; null while it cannot be told' })
   eta_seconds: number | null;

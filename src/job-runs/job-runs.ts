@@ -63,10 +63,7 @@ export class JobRuns {
 
   /** The newest run of the kind (running or not); null before the first. */
   async latest(kind: JobRunKind): Promise<JobRun | null> {
-    const rows: JobRun[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM job_runs WHERE kind = $1 ORDER BY id DESC LIMIT 1`,
-      [kind],
-    );
+    const rows: JobRun[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM job_runs WHERE kind = $1 ORDER BY id DESC LIMIT 1`, [kind]);
     return rows[0] ?? null;
   }
 

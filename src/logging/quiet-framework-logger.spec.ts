@@ -3,8 +3,18 @@ import { QuietFrameworkLogger } from './quiet-framework-logger';
 
 function recorder() {
   const calls: Array<[string, unknown[]]> = [];
-  const record = (level: string) => (...args: unknown[]) => void calls.push([level, args]);
-  const inner: LoggerService = { log: record('log'), error: record('error'), warn: record('warn'), debug: record('debug'), verbose: record('verbose'), fatal: record('fatal') };
+  const record =
+    (level: string) =>
+    (...args: unknown[]) =>
+      void calls.push([level, args]);
+  const inner: LoggerService = {
+    log: record('log'),
+    error: record('error'),
+    warn: record('warn'),
+    debug: record('debug'),
+    verbose: record('verbose'),
+    fatal: record('fatal'),
+  };
   return { inner, calls };
 }
 

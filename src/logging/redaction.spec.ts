@@ -18,11 +18,15 @@ describe('Redactor', () => {
     expect(redactor.redact('/internal/store-b-notifications?token=s3cr3t&x=1')).toBe(
       `/internal/store-b-notifications?token=${REDACTED}&x=1`,
     );
-    expect(redactor.redact('/api/v1/push/fcm-token?fcm_token=abc&platform=ios')).toBe(`/api/v1/push/fcm-token?fcm_token=${REDACTED}&platform=ios`);
+    expect(redactor.redact('/api/v1/push/fcm-token?fcm_token=abc&platform=ios')).toBe(
+      `/api/v1/push/fcm-token?fcm_token=${REDACTED}&platform=ios`,
+    );
     expect(redactor.redact('GET https://opendart.fss.or.kr/api/list.json?crtfc_key=0123abcd&page_no=1 failed')).toBe(
       `GET https://opendart.fss.or.kr/api/list.json?crtfc_key=${REDACTED}&page_no=1 failed`,
     );
-    expect(redactor.redact('/api/v1/adnet/ssv?ad_unit=1&signature=MEUC&user_id=7')).toBe(`/api/v1/adnet/ssv?ad_unit=1&signature=${REDACTED}&user_id=7`);
+    expect(redactor.redact('/api/v1/adnet/ssv?ad_unit=1&signature=MEUC&user_id=7')).toBe(
+      `/api/v1/adnet/ssv?ad_unit=1&signature=${REDACTED}&user_id=7`,
+    );
     expect(redactor.redact('/api/v1/stocks/search?query=token')).toBe('/api/v1/stocks/search?query=token');
   });
 
@@ -43,7 +47,10 @@ describe('Redactor', () => {
 
 describe('secretsOf', () => {
   it('finds every secret of the configuration, the database password and inline service-account keys', () => {
-    const serviceAccount = JSON.stringify({ client_email: 'a@b.c', private_key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n' });
+    const serviceAccount = JSON.stringify({
+      client_email: 'a@b.c',
+      private_key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n',
+    });
     const config = loadConfig({
       JWT_SECRET: 'j'.repeat(32),
       ADMIN_KEY: 'admin-key-value',

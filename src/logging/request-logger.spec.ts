@@ -31,7 +31,13 @@ describe('createRequestLogger', () => {
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(lines).toEqual([
       expect.objectContaining({ level: 30, reqId: id, msg: 'inside the request' }),
-      expect.objectContaining({ level: 30, reqId: id, req: { method: 'GET', url: '/ok?a=1' }, res: { statusCode: 200 }, msg: 'request completed' }),
+      expect.objectContaining({
+        level: 30,
+        reqId: id,
+        req: { method: 'GET', url: '/ok?a=1' },
+        res: { statusCode: 200 },
+        msg: 'request completed',
+      }),
     ]);
     expect(typeof lines[1].responseTime).toBe('number');
   });

@@ -8,7 +8,13 @@ describe('FastHistogram and FastCounter', () => {
     const fast = new Registry();
     const reference = new Registry();
     const fastHistogram = new FastHistogram('d_seconds', 'durations', ['method', 'route'], BOUNDS, fast);
-    const histogram = new Histogram({ name: 'd_seconds', help: 'durations', labelNames: ['method', 'route'], buckets: BOUNDS, registers: [reference] });
+    const histogram = new Histogram({
+      name: 'd_seconds',
+      help: 'durations',
+      labelNames: ['method', 'route'],
+      buckets: BOUNDS,
+      registers: [reference],
+    });
     const fastCounter = new FastCounter('c_total', 'counts', ['route', 'result'], fast);
     const counter = new Counter({ name: 'c_total', help: 'counts', labelNames: ['route', 'result'], registers: [reference] });
 

@@ -112,7 +112,13 @@ export class HistogramSeries {
 export class FastHistogram extends FastMetric<HistogramSeries> {
   readonly type = 'histogram';
 
-  constructor(name: string, help: string, labelNames: readonly string[], readonly upperBounds: readonly number[], registry: Registry) {
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    readonly upperBounds: readonly number[],
+    registry: Registry,
+  ) {
     super(name, help, labelNames, registry);
   }
 

@@ -9,6 +9,7 @@ export interface MetricsConfig {
 export function metricsConfig(read: EnvReader, { production }: ConfigEnvironment): MetricsConfig {
   const metricsToken = read.optionalString('METRICS_TOKEN');
   // The scrape shows traffic and internals: its token must not be guessable.
-  if (production && metricsToken !== undefined && metricsToken.length < 32) read.fail('METRICS_TOKEN', 'at least 32 characters long in production');
+  if (production && metricsToken !== undefined && metricsToken.length < 32)
+    read.fail('METRICS_TOKEN', 'at least 32 characters long in production');
   return { metricsToken };
 }

@@ -30,7 +30,7 @@ export class PushTokensController {
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({
     summary: "Remove one of the caller's FCM tokens",
-    description: 'Also 204 when the token is unknown or belongs to another user; only the caller\'s own token is deleted.',
+    description: "Also 204 when the token is unknown or belongs to another user; only the caller's own token is deleted.",
   })
   @ApiNoContentResponse({ description: 'The token no longer belongs to the caller' })
   @ApiErrors({ VALIDATION_FAILED: 'fcm_token missing or malformed' })

@@ -25,7 +25,13 @@ function sessionError(cause: { code: string; message: string }, pendingBatchResp
 }
 
 function message(i: number): PushMessage {
-  return newFilingMessage(`token-${i}`, { rceptNo: '20261120000123', corpCode: '00126380', corpName: '삼성전자', reportName: '분기보고서', oneLiner: null });
+  return newFilingMessage(`token-${i}`, {
+    rceptNo: '20261120000123',
+    corpCode: '00126380',
+    corpName: '삼성전자',
+    reportName: '분기보고서',
+    oneLiner: null,
+  });
 }
 
 describe('classifyFirebaseError', () => {
@@ -115,7 +121,9 @@ describe('FirebasePushSender', () => {
     sendEach.mockImplementation((messages) =>
       Promise.resolve({
         responses: messages.map((m) =>
-          (m as TokenMessage).token.endsWith('7') ? { success: false, error: MessagingError.fromServerError('UNREGISTERED') } : { success: true, messageId: 'id' },
+          (m as TokenMessage).token.endsWith('7')
+            ? { success: false, error: MessagingError.fromServerError('UNREGISTERED') }
+            : { success: true, messageId: 'id' },
         ),
         successCount: 0,
         failureCount: 0,

@@ -1,7 +1,13 @@
 import { digestText, newFilingMessage } from './new-filing-message';
 
 describe('newFilingMessage', () => {
-  const filing = { rceptNo: '20261120000123', corpCode: '00126380', corpName: '삼성전자', reportName: '주요사항보고서(유상증자결정)', oneLiner: null };
+  const filing = {
+    rceptNo: '20261120000123',
+    corpCode: '00126380',
+    corpName: '삼성전자',
+    reportName: '주요사항보고서(유상증자결정)',
+    oneLiner: null,
+  };
 
   it('titles the notification with the company and carries the one-line summary as the body', () => {
     const summarised = { ...filing, oneLiner: '삼성전자, 3,000억 원 규모 유상증자 결정' };

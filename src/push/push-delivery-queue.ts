@@ -189,7 +189,9 @@ export class PushDeliveryQueue {
     let released = 0;
     for (;;) {
       const pass = await this.dataSource.transaction(async (manager) => {
-        const [{ locked }] = await manager.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [DIGEST_RELEASE_LOCK_KEY]);
+        const [{ locked }] = await manager.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [
+          DIGEST_RELEASE_LOCK_KEY,
+        ]);
         if (!locked) return 0;
         const rows = await manager.query<{ rcept_no: string; fcm_token: string; corp_code: string; corp_name: string }[]>(
           `WITH due_users AS (

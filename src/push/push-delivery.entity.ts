@@ -18,10 +18,7 @@ export type PushDeliveryStatus = 'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UN
  * 'PENDING'; TypeORM cannot declare NULLS FIRST, so it is `synchronize: false`.
  */
 @Entity('push_deliveries')
-@Check(
-  'ck_push_deliveries_status',
-  `status IN ('PENDING', 'SENDING', 'SENT', 'FAILED', 'UNREGISTERED', 'ABANDONED', 'HELD', 'DIGESTED')`,
-)
+@Check('ck_push_deliveries_status', `status IN ('PENDING', 'SENDING', 'SENT', 'FAILED', 'UNREGISTERED', 'ABANDONED', 'HELD', 'DIGESTED')`)
 @Index('ix_push_deliveries_claimable', { synchronize: false })
 @Index('ix_push_deliveries_sending', ['work.leaseExpiresAt'], { where: `status = 'SENDING'` })
 @Index('ix_push_deliveries_held', ['work.availableAt'], { where: `status = 'HELD'` })

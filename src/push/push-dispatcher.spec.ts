@@ -120,7 +120,12 @@ describe('PushDispatcher', () => {
     await start(sender).drain();
 
     const counted = (await metrics.pushMessages.get()).values.map(({ labels, value }) => [labels.outcome, value]);
-    expect(counted.sort()).toEqual([['rejected', 1], ['sent', 1], ['transient', 1], ['unregistered', 1]]);
+    expect(counted.sort()).toEqual([
+      ['rejected', 1],
+      ['sent', 1],
+      ['transient', 1],
+      ['unregistered', 1],
+    ]);
   });
 
   it('puts a whole batch back with backoff when the sender throws', async () => {

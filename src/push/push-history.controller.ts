@@ -22,7 +22,12 @@ class PushHistoryEntryView implements PushHistoryEntry {
   @ApiProperty({ type: String, nullable: true, example: '삼성전자, 3,000억 원 규모 유상증자 결정' })
   body: string | null;
 
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-21T01:02:03.000Z', description: 'When the first device got it; null when none did' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '2026-11-21T01:02:03.000Z',
+    description: 'When the first device got it; null when none did',
+  })
   sent_at: string | null;
 
   @ApiProperty({

@@ -70,7 +70,11 @@ export class PushOutbox {
    * Records one expansion step: `deliveries` more, the watchers done through user
    * `throughUser`, and, when `done`, the fan-out EXPANDED.
    */
-  async recordStep(manager: EntityManager, rceptNo: string, step: { deliveries: number; throughUser: number; done: boolean; at: Date }): Promise<void> {
+  async recordStep(
+    manager: EntityManager,
+    rceptNo: string,
+    step: { deliveries: number; throughUser: number; done: boolean; at: Date },
+  ): Promise<void> {
     await manager.query(
       `UPDATE push_fanouts
        SET deliveries = coalesce(deliveries, 0) + $2, expanded_through_user = $3,

@@ -13,7 +13,12 @@ const TIME_MESSAGE = (field: string) => `${field} must be a KST time "HH:MM" (00
 
 /** Both times, or both null. */
 class SetPushPreferencesRequest {
-  @ApiProperty({ type: String, nullable: true, example: '22:00', description: 'Start of the quiet window, KST `HH:MM`; null: no quiet hours' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '22:00',
+    description: 'Start of the quiet window, KST `HH:MM`; null: no quiet hours',
+  })
   @ValidateIf((request: SetPushPreferencesRequest) => request.quiet_start !== null)
   @IsString({ message: TIME_MESSAGE('quiet_start') })
   @Matches(WALL_CLOCK_TIME, { message: TIME_MESSAGE('quiet_start') })

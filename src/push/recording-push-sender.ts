@@ -74,9 +74,7 @@ export class RecordingPushSender extends PushSender implements OnModuleInit {
 
   /** The newest `limit` messages, newest first. */
   async newest(limit: number): Promise<RecordedPushMessage[]> {
-    const rows = await this.dataSource
-      .getRepository(RecordedPushMessageEntity)
-      .find({ order: { id: 'DESC' }, take: limit });
+    const rows = await this.dataSource.getRepository(RecordedPushMessageEntity).find({ order: { id: 'DESC' }, take: limit });
     return rows.map((row) => ({
       fcm_token: row.fcmToken,
       platform: row.platform,

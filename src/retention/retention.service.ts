@@ -35,7 +35,12 @@ export interface RetentionRun {
 export class RetentionService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RetentionService.name);
   // Every batch is its own statement, and deleting twice changes nothing: a run may finish after a resign.
-  private readonly daily = new CronSingletonJob({ name: 'retention', cronTime: dailyCron(DAILY_JOB_TIMES.retention), run: () => this.runOnce(), logger: this.logger });
+  private readonly daily = new CronSingletonJob({
+    name: 'retention',
+    cronTime: dailyCron(DAILY_JOB_TIMES.retention),
+    run: () => this.runOnce(),
+    logger: this.logger,
+  });
 
   constructor(
     private readonly clock: Clock,

@@ -18,7 +18,10 @@ export class StockSyncController {
     description: 'One sync at a time in the whole fleet; it is executed by the instance leading the stock-sync job and survives restarts.',
   })
   @ApiAcceptedResponse({ type: StockSyncStartedResponse })
-  @ApiErrors({ VALIDATION_FAILED: 'mode is not incremental or bootstrap', STOCK_SYNC_RUNNING: 'a sync is already running (on any instance)' })
+  @ApiErrors({
+    VALIDATION_FAILED: 'mode is not incremental or bootstrap',
+    STOCK_SYNC_RUNNING: 'a sync is already running (on any instance)',
+  })
   async start(@Query() query: StockSyncQuery): Promise<StockSyncStartedResponse> {
     await this.sync.start(query.mode);
     return { message: 'Stock sync started', mode: query.mode };

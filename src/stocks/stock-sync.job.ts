@@ -8,7 +8,6 @@ import { KST_TIME_ZONE } from '../common/korea-time';
 import { DAILY_JOB_TIMES, dailyCron } from '../fleet/daily-job-times';
 import { StockSyncService } from './stock-sync.service';
 
-
 /**
  * The daily incremental stock sync, when STOCK_SYNC_SCHEDULER_ENABLED is true. The
  * cron fires on every instance; only the one leading 'stock-sync' starts the sync

@@ -124,7 +124,10 @@ export class StockSyncService implements OnModuleInit, BeforeApplicationShutdown
     const mode = run.params.mode as StockSyncMode;
     try {
       await run.enterPhase('downloading');
-      const stockCoded = await this.dart.whenBudgetAllows(() => this.refreshRegistry(run), () => run.stopped);
+      const stockCoded = await this.dart.whenBudgetAllows(
+        () => this.refreshRegistry(run),
+        () => run.stopped,
+      );
       let candidates: CorpCodeEntry[];
       if (mode === 'bootstrap') {
         const done = await this.corpCodes.checkedStockCodedSince(run.startedAt);
@@ -203,7 +206,12 @@ export class StockSyncService implements OnModuleInit, BeforeApplicationShutdown
     let market: string | undefined;
     try {
       // A spent budget is waited out: skipping would report every remaining company as failed.
-      market = (await this.dart.whenBudgetAllows(() => this.dart.company(entry.corpCode, 'stockSync'), () => run.stopped))?.corp_cls;
+      market = (
+        await this.dart.whenBudgetAllows(
+          () => this.dart.company(entry.corpCode, 'stockSync'),
+          () => run.stopped,
+        )
+      )?.corp_cls;
     } catch (error) {
       // Stopped while waiting: not a failure, the next executor looks it up.
       if (run.stopped) throw new RunStopped();

@@ -69,7 +69,8 @@ export class AppStoreNotificationsService {
           return 'ignored';
         }
         const outcome = await this.subscriptions.applyNotification(manager, 'ios', target.storeRef, target.state);
-        if (outcome === 'stale') this.logger.log(`App Store notification ${uuid} (${type}) is older than the purchase's state: not applied`);
+        if (outcome === 'stale')
+          this.logger.log(`App Store notification ${uuid} (${type}) is older than the purchase's state: not applied`);
         return outcome;
       });
     } catch (error) {

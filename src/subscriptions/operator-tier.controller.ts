@@ -24,7 +24,10 @@ export class OperatorTierController {
       'a rise cancels it. `pro`/`max` last `days` from now.',
   })
   @ApiOkResponse({ type: UserTierResponse })
-  @ApiErrors({ VALIDATION_FAILED: 'tier, days or userId is not valid', NOT_FOUND: 'no such user (in production: the route does not exist)' })
+  @ApiErrors({
+    VALIDATION_FAILED: 'tier, days or userId is not valid',
+    NOT_FOUND: 'no such user (in production: the route does not exist)',
+  })
   async setTier(
     @Param('userId', new ParseIntPipe({ exceptionFactory: () => new AppError('VALIDATION_FAILED', 'userId must be a positive integer') }))
     userId: number,

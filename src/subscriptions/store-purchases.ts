@@ -92,7 +92,12 @@ export class StorePurchases {
    * The purchase a plan change replaced stops entitling: the stores entitle the new
    * purchase only. Answers its user (who the new purchase then belongs to), if any.
    */
-  async supersede(manager: EntityManager, platform: StorePlatform, storeRef: string, at: Date): Promise<{ user_id: number | null } | undefined> {
+  async supersede(
+    manager: EntityManager,
+    platform: StorePlatform,
+    storeRef: string,
+    at: Date,
+  ): Promise<{ user_id: number | null } | undefined> {
     const [row] = await manager.query<{ user_id: number | null }[]>(
       `WITH replaced AS (
          UPDATE store_purchases SET superseded_at = COALESCE(superseded_at, $3), entitled_until = NULL
@@ -105,10 +110,11 @@ export class StorePurchases {
 
   /** Purchases that replaced `storeRef` and no user has verified yet now belong to `userId`. */
   async adoptReplacements(manager: EntityManager, platform: StorePlatform, storeRef: string, userId: number): Promise<void> {
-    await manager.query(
-      'UPDATE store_purchases SET user_id = $3 WHERE platform = $1 AND linked_store_ref = $2 AND user_id IS NULL',
-      [platform, storeRef, userId],
-    );
+    await manager.query('UPDATE store_purchases SET user_id = $3 WHERE platform = $1 AND linked_store_ref = $2 AND user_id IS NULL', [
+      platform,
+      storeRef,
+      userId,
+    ]);
   }
 
   /** The user's purchases that entitle at `now`. */

@@ -53,7 +53,7 @@ export function subscriptionsConfig(read: EnvReader): SubscriptionsConfig {
   const pubsubEmail = read.optionalString('GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL');
   // An audience alone would accept a token of any Google service account.
   if (pubsubAudience !== undefined && pubsubEmail === undefined) {
-    read.fail('GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL', 'set together with GOOGLE_PUBSUB_AUDIENCE (the push subscription\'s service account)');
+    read.fail('GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL', "set together with GOOGLE_PUBSUB_AUDIENCE (the push subscription's service account)");
   }
 
   // Apple's verifier refuses to start in Production without the app's Apple id.
@@ -75,7 +75,10 @@ export function subscriptionsConfig(read: EnvReader): SubscriptionsConfig {
     },
     apple: {
       bundleId: read.optionalString('APPLE_BUNDLE_ID'),
-      appAppleId: read.raw('APPLE_APP_APPLE_ID') === undefined ? undefined : read.integer('APPLE_APP_APPLE_ID', 0, { min: 1, max: Number.MAX_SAFE_INTEGER }),
+      appAppleId:
+        read.raw('APPLE_APP_APPLE_ID') === undefined
+          ? undefined
+          : read.integer('APPLE_APP_APPLE_ID', 0, { min: 1, max: Number.MAX_SAFE_INTEGER }),
       environment: read.oneOf('APPLE_ENVIRONMENT', ['Production', 'Sandbox'] as const, 'Production'),
       issuerId: read.optionalString('APPLE_ISSUER_ID'),
       keyId: read.optionalString('APPLE_KEY_ID'),

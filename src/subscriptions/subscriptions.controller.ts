@@ -1,9 +1,5 @@
 import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { VerifySubscriptionRequest, VerifySubscriptionResponse } from './dto/subscription.dto';

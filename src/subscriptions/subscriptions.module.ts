@@ -44,7 +44,8 @@ import { UsersModule } from '../users/users.module';
     {
       provide: AppStoreClient,
       inject: [APP_CONFIG, Metrics],
-      useFactory: (config: AppConfig, metrics: Metrics) => new AppStoreClient(config.subscriptions.apple, metrics.upstreamListener('app_store')),
+      useFactory: (config: AppConfig, metrics: Metrics) =>
+        new AppStoreClient(config.subscriptions.apple, metrics.upstreamListener('app_store')),
     },
   ],
   exports: [TierTransitions, StoreNotifications],

@@ -42,8 +42,7 @@ export class SubscriptionsService {
   ) {}
 
   async verify(userId: number, request: VerifySubscriptionRequest): Promise<VerifySubscriptionResponse> {
-    const { storeRef, state } =
-      request.platform === 'ios' ? await this.readAppStore(request.token) : await this.readPlay(request.token);
+    const { storeRef, state } = request.platform === 'ios' ? await this.readAppStore(request.token) : await this.readPlay(request.token);
     const tier = this.tierOf(state.productId);
     if (!tier || !this.config.subscriptions.products[request.product_id]) {
       throw new AppError('UNKNOWN_PRODUCT', 'The subscription is for a product this service does not sell');
@@ -71,7 +70,12 @@ export class SubscriptionsService {
    * one ('stale'), and the tier of the user it is bound to derived again. A purchase no
    * user has verified yet is kept (user_id NULL) for a later verify.
    */
-  async applyNotification(manager: EntityManager, platform: StorePlatform, storeRef: string, state: StoreState): Promise<'applied' | 'stale'> {
+  async applyNotification(
+    manager: EntityManager,
+    platform: StorePlatform,
+    storeRef: string,
+    state: StoreState,
+  ): Promise<'applied' | 'stale'> {
     const purchase = await this.purchases.lock(manager, platform, storeRef);
     if (isOlder(state, purchase)) return 'stale';
     await this.purchases.recordState(manager, purchase.id, purchase.user_id, state, this.clock.now());
@@ -118,7 +122,10 @@ export class SubscriptionsService {
     if (!this.appStore.configured) throw new AppError('STORE_NOT_CONFIGURED', 'iOS subscription verification is not configured');
     try {
       const { originalTransactionId, environment } = await this.appStore.originalTransactionOf(signedTransaction);
-      return { storeRef: originalTransactionId, state: await this.appStore.currentState(originalTransactionId, environment, this.clock.now()) };
+      return {
+        storeRef: originalTransactionId,
+        state: await this.appStore.currentState(originalTransactionId, environment, this.clock.now()),
+      };
     } catch (error) {
       if (error instanceof AppStoreInvalidError) {
         throw new AppError('SUBSCRIPTION_INVALID', 'The transaction is not a valid purchase of this app');
@@ -134,7 +141,13 @@ export class SubscriptionsService {
    * purchase row is locked first (inserted when new), so two verifies of one purchase
    * take turns and the second sees the first's binding.
    */
-  private async bind(manager: EntityManager, userId: number, platform: StorePlatform, storeRef: string, state: StoreState): Promise<Entitlement | undefined> {
+  private async bind(
+    manager: EntityManager,
+    userId: number,
+    platform: StorePlatform,
+    storeRef: string,
+    state: StoreState,
+  ): Promise<Entitlement | undefined> {
     const purchase = await this.purchases.lock(manager, platform, storeRef);
     const affected = new Map<number, Date>();
     if (isOlder(state, purchase)) {

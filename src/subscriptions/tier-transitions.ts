@@ -99,7 +99,13 @@ export class TierTransitions {
     for (const purchase of purchases) {
       const tier = purchase.product_id ? this.config.subscriptions.products[purchase.product_id] : undefined;
       if (!tier || (refuseSandbox && purchase.environment === 'sandbox')) continue;
-      candidates.push({ tier, until: purchase.entitled_until, platform: purchase.platform, txRef: purchase.store_ref, productId: purchase.product_id });
+      candidates.push({
+        tier,
+        until: purchase.entitled_until,
+        platform: purchase.platform,
+        txRef: purchase.store_ref,
+        productId: purchase.product_id,
+      });
     }
     if (row.premium_platform === null && activeTier(toTierInput(row), now) !== 'none') {
       candidates.push({ tier: row.premium_tier, until: row.premium_until, platform: null, txRef: null, productId: null });

@@ -29,7 +29,12 @@ export class DowngradeCleanupService implements OnModuleInit, OnApplicationBoots
   private readonly logger = new Logger(DowngradeCleanupService.name);
   // Every minute, so a lapse is recorded and a cleanup runs when due, not the next day;
   // the query reads two partial indexes and finds nobody on most ticks.
-  private readonly sweep = new CronSingletonJob({ name: 'downgrade-cleanup', cronTime: DOWNGRADE_SWEEP_CRON, run: () => this.runAll(), logger: this.logger });
+  private readonly sweep = new CronSingletonJob({
+    name: 'downgrade-cleanup',
+    cronTime: DOWNGRADE_SWEEP_CRON,
+    run: () => this.runAll(),
+    logger: this.logger,
+  });
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,

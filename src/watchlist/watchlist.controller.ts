@@ -1,22 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { CorpCodePipe } from '../common/http/path-parameter.pipes';
-import {
-  AddWatchRequest,
-  SetNotifyRequest,
-  WatchEntryView,
-  WatchlistCapacityResponse,
-  WatchlistFullErrorBody,
-} from './dto/watchlist.dto';
+import { AddWatchRequest, SetNotifyRequest, WatchEntryView, WatchlistCapacityResponse, WatchlistFullErrorBody } from './dto/watchlist.dto';
 import { DisclosureStore } from '../disclosures/disclosure-store';
 import { DisclosureView } from '../disclosures/disclosure.view';
 import { clamp, ReceiptCursorQuery } from '../disclosures/dto/list-disclosures.dto';
@@ -46,7 +33,7 @@ export class WatchlistController {
 
   @Get('disclosures')
   @ApiOperation({
-    summary: "One feed of everything the caller follows: the newest filings of the watched companies, with their summaries",
+    summary: 'One feed of everything the caller follows: the newest filings of the watched companies, with their summaries',
     description: 'Newest first (rcept_dt, creation time, rcept_no); `limit` default 20, at most 50; `before` continues after that filing.',
   })
   @ApiOkResponse({ type: [DisclosureView] })
@@ -74,7 +61,11 @@ export class WatchlistController {
   @ApiErrors({
     VALIDATION_FAILED: 'corp_code missing or not 8 digits',
     UNKNOWN_STOCK: 'not in the stock master',
-    WATCHLIST_FULL: { when: 'the tier allows no more entries; with capacity and used', type: WatchlistFullErrorBody, extras: { capacity: 3, used: 3 } },
+    WATCHLIST_FULL: {
+      when: 'the tier allows no more entries; with capacity and used',
+      type: WatchlistFullErrorBody,
+      extras: { capacity: 3, used: 3 },
+    },
   })
   add(@CurrentUser() user: AuthenticatedUser, @Body() body: AddWatchRequest): Promise<WatchEntryView> {
     return this.watchlist.add(user.userId, body.corp_code);
@@ -100,7 +91,8 @@ export class WatchlistController {
   @ApiParam(CORP_CODE_PARAM)
   @ApiOkResponse({ type: WatchEntryView, description: 'The entry after the change' })
   @ApiErrors({
-    VALIDATION_FAILED: 'corpCode is not 8 digits; none of the three fields given; notify_enabled not a boolean; an unknown category or impact level',
+    VALIDATION_FAILED:
+      'corpCode is not 8 digits; none of the three fields given; notify_enabled not a boolean; an unknown category or impact level',
     WATCH_ENTRY_NOT_FOUND: 'the company is not on the watchlist',
   })
   setNotify(

@@ -85,9 +85,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
   }
 
   async function recorded(transactionId: string): Promise<number> {
-    const rows = await t.dataSource.query<unknown[]>('SELECT 1 FROM ad_reward_transactions WHERE transaction_id = $1', [
-      transactionId,
-    ]);
+    const rows = await t.dataSource.query<unknown[]>('SELECT 1 FROM ad_reward_transactions WHERE transaction_id = $1', [transactionId]);
     return rows.length;
   }
 
@@ -343,12 +341,7 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
         'AD_SIGNATURE_INVALID',
       ],
       ['no signature', (transactionId) => `${signedPart({ userId, transactionId })}&key_id=${keyA.keyId}`, 403, 'AD_SIGNATURE_INVALID'],
-      [
-        'no key_id',
-        (transactionId) => callbackQuery({ userId, transactionId }).replace(/&key_id=\d+$/, ''),
-        403,
-        'AD_SIGNATURE_INVALID',
-      ],
+      ['no key_id', (transactionId) => callbackQuery({ userId, transactionId }).replace(/&key_id=\d+$/, ''), 403, 'AD_SIGNATURE_INVALID'],
       [
         'a key_id that is not published',
         (transactionId) => callbackQuery({ userId, transactionId }, keyA, 123456),
@@ -391,24 +384,9 @@ describe('rewarded ads: GET /api/v1/adnet/ssv (server-side verification callback
         400,
         'AD_USER_UNKNOWN',
       ],
-      [
-        'a user_id beyond the id range',
-        (transactionId) => callbackQuery({ userId: '2147483648', transactionId }),
-        400,
-        'AD_USER_UNKNOWN',
-      ],
-      [
-        'a user that does not exist',
-        (transactionId) => callbackQuery({ userId: 2_000_000_000, transactionId }),
-        400,
-        'AD_USER_UNKNOWN',
-      ],
-      [
-        'no transaction_id',
-        () => callbackQuery({ userId, transactionId: '' }),
-        400,
-        'AD_CALLBACK_INVALID',
-      ],
+      ['a user_id beyond the id range', (transactionId) => callbackQuery({ userId: '2147483648', transactionId }), 400, 'AD_USER_UNKNOWN'],
+      ['a user that does not exist', (transactionId) => callbackQuery({ userId: 2_000_000_000, transactionId }), 400, 'AD_USER_UNKNOWN'],
+      ['no transaction_id', () => callbackQuery({ userId, transactionId: '' }), 400, 'AD_CALLBACK_INVALID'],
     ];
 
     it.each(cases)('%s', async (_case, build, status, code) => {

@@ -56,7 +56,12 @@ describe('analyses and the reveal economy', () => {
     return filing;
   }
   const statusOf = async (rceptNo: string) =>
-    (await t.dataSource.query('SELECT status, attempts, one_liner, doc_length, provider, model, prompt_tokens, completion_tokens, truncated, completed_at, result FROM analyses WHERE rcept_no = $1', [rceptNo]))[0];
+    (
+      await t.dataSource.query(
+        'SELECT status, attempts, one_liner, doc_length, provider, model, prompt_tokens, completion_tokens, truncated, completed_at, result FROM analyses WHERE rcept_no = $1',
+        [rceptNo],
+      )
+    )[0];
   const settled = (rceptNo: string) =>
     eventually(async () => {
       const row = await statusOf(rceptNo);
@@ -112,7 +117,10 @@ describe('analyses and the reveal economy', () => {
       expect(row.doc_length).toBeGreaterThan(4000);
       expect(row.result).toEqual(validAnswer());
       expect(chatCalls()).toBe(calls + 1);
-      const sent = model.requests.at(-1)!.body as { response_format: { type: string; json_schema: { strict: boolean } }; messages: { content: string }[] };
+      const sent = model.requests.at(-1)!.body as {
+        response_format: { type: string; json_schema: { strict: boolean } };
+        messages: { content: string }[];
+      };
       expect(sent.response_format.type).toBe('json_schema');
       expect(sent.response_format.json_schema.strict).toBe(true);
       expect(JSON.stringify(sent.messages)).toContain(filing.corp_name);
@@ -126,7 +134,9 @@ describe('analyses and the reveal economy', () => {
 
     it('retries a failing model with backoff, then completes', async () => {
       let failures = 2;
-      model.answerWith(() => (failures-- > 0 ? { status: 503, body: { error: { message: 'overloaded' } } } : chatCompletion(JSON.stringify(validAnswer()))));
+      model.answerWith(() =>
+        failures-- > 0 ? { status: 503, body: { error: { message: 'overloaded' } } } : chatCompletion(JSON.stringify(validAnswer())),
+      );
       const filing = await newFiling(3000);
       scheduler.resume();
       expect(await settledThroughRetries(filing.rcept_no)).toMatchObject({ status: 'COMPLETED', attempts: 3 });
@@ -173,7 +183,9 @@ describe('analyses and the reveal economy', () => {
       const claimed = claims.filter((claim) => claim !== null).map((claim) => claim!.rceptNo);
       expect(claimed.sort()).toEqual(filings.map((filing) => filing.rcept_no).sort());
       // Give them back so later tests are not blocked by these leases.
-      await t.dataSource.query("UPDATE analyses SET status = 'PENDING', lease_owner = NULL, lease_expires_at = NULL, attempts = 0 WHERE status = 'PROCESSING'");
+      await t.dataSource.query(
+        "UPDATE analyses SET status = 'PENDING', lease_owner = NULL, lease_expires_at = NULL, attempts = 0 WHERE status = 'PROCESSING'",
+      );
     });
 
     it('reports its status; pause lets work finish and claims nothing new; resume claims again', async () => {
@@ -221,7 +233,13 @@ describe('analyses and the reveal economy', () => {
       scheduler.resume();
       await settled(filing.rcept_no);
       const res = await request(t.http).get(`/api/v1/ai/analyze/${filing.rcept_no}`).expect(200);
-      expect(res.body).toMatchObject({ status: 'COMPLETED', is_short: false, already_revealed: false, one_liner: validAnswer().headline, result: null });
+      expect(res.body).toMatchObject({
+        status: 'COMPLETED',
+        is_short: false,
+        already_revealed: false,
+        one_liner: validAnswer().headline,
+        result: null,
+      });
       expect(res.body.doc_length).toBeGreaterThanOrEqual(1000);
     });
 
@@ -302,7 +320,10 @@ describe('analyses and the reveal economy', () => {
 
       const res = await reveal(fresh.rcept_no, token).expect(429);
       expect(res.body).toMatchObject({ statusCode: 429, code: 'QUOTA_EXHAUSTED', can_watch_ad: true });
-      const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM revealed_disclosures WHERE user_id = $1 AND rcept_no = $2', [userId, fresh.rcept_no]);
+      const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM revealed_disclosures WHERE user_id = $1 AND rcept_no = $2', [
+        userId,
+        fresh.rcept_no,
+      ]);
       expect(n).toBe(0);
       expect(await usedOf(userId)).toBe(10);
       // What was revealed before stays readable.
@@ -339,7 +360,12 @@ describe('analyses and the reveal economy', () => {
       const { token, userId } = await tokenFor('pro');
       await request(t.http).get('/api/v1/quota').set('Authorization', `Bearer ${token}`).expect(200);
       await t.dataSource.query('UPDATE quota_usage SET weekly_used = 59 WHERE user_id = $1', [userId]);
-      expect((await reveal(filing.rcept_no, token).expect(200)).body.quota).toMatchObject({ tier: 'pro', weekly_used: 60, weekly_limit: 60, remaining: 0 });
+      expect((await reveal(filing.rcept_no, token).expect(200)).body.quota).toMatchObject({
+        tier: 'pro',
+        weekly_used: 60,
+        weekly_limit: 60,
+        remaining: 0,
+      });
     });
   });
 
@@ -347,7 +373,10 @@ describe('analyses and the reveal economy', () => {
     let enforced: SandboxedApp;
     beforeAll(async () => {
       enforced = await startSandboxedApp({
-        app: { database: t.database, env: { DEVICE_ATTESTATION: 'enforce', WEB_SECRET: 'worker-secret-for-tests', AI_PROVIDER: 'builtin' } },
+        app: {
+          database: t.database,
+          env: { DEVICE_ATTESTATION: 'enforce', WEB_SECRET: 'worker-secret-for-tests', AI_PROVIDER: 'builtin' },
+        },
       });
     });
     afterAll(() => enforced?.close());
@@ -360,7 +389,11 @@ describe('analyses and the reveal economy', () => {
       const blocked = await request(enforced.http).post(path).set('Authorization', `Bearer ${token}`).expect(403);
       expect(blocked.body.statusCode).toBe(403);
       await request(enforced.http).post(path).set('Authorization', `Bearer ${token}`).set('X-Worker-Secret', 'wrong').expect(403);
-      await request(enforced.http).post(path).set('Authorization', `Bearer ${token}`).set('X-Worker-Secret', 'worker-secret-for-tests').expect(200);
+      await request(enforced.http)
+        .post(path)
+        .set('Authorization', `Bearer ${token}`)
+        .set('X-Worker-Secret', 'worker-secret-for-tests')
+        .expect(200);
     });
   });
 });

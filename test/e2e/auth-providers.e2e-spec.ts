@@ -67,8 +67,7 @@ describe('sign-in as the identity providers really answer', () => {
     request(app.http).post('/api/v1/auth/idp1/token').send({ access_token: accessToken });
   const userIdOf = async (signIn: Response): Promise<number> =>
     (await request(t.http).get('/api/v1/auth/me').set('Authorization', `Bearer ${signIn.body.token}`).expect(200)).body.user_id;
-  const identitiesOf = (userId: number) =>
-    t.dataSource.query('SELECT provider, subject FROM user_identities WHERE user_id = $1', [userId]);
+  const identitiesOf = (userId: number) => t.dataSource.query('SELECT provider, subject FROM user_identities WHERE user_id = $1', [userId]);
   const userCount = async () => Number((await t.dataSource.query('SELECT count(*) AS n FROM users'))[0].n);
   /** What the verifiers warned while serving `answer` (the request log's own line aside). */
   const warningsOf = (answer: Response) =>
@@ -158,12 +157,15 @@ describe('sign-in as the identity providers really answer', () => {
       ['a 429', 429, 'answered 429'],
       ['a page that is not JSON', 'not-json', 'answered 200 with a body that is not JSON'],
       ['JSON that is not a key set', 'not-a-key-set', 'answered 200 with no key set'],
-    ] as [string, KeySetAnswer, string][])('answers 503 PROVIDER_UNAVAILABLE to %s, however good the token', async (_case, keySet, reason) => {
-      google.keySet = keySet;
-      const answer = await signInIdp3(await google.sign({ sub: 'google-outage' }));
-      expectErrorBody(answer, 503, 'PROVIDER_UNAVAILABLE');
-      expect(warningsOf(answer)).toEqual([`idp3 key set at ${keysHost()} ${reason}: sign-in refused with PROVIDER_UNAVAILABLE`]);
-    });
+    ] as [string, KeySetAnswer, string][])(
+      'answers 503 PROVIDER_UNAVAILABLE to %s, however good the token',
+      async (_case, keySet, reason) => {
+        google.keySet = keySet;
+        const answer = await signInIdp3(await google.sign({ sub: 'google-outage' }));
+        expectErrorBody(answer, 503, 'PROVIDER_UNAVAILABLE');
+        expect(warningsOf(answer)).toEqual([`idp3 key set at ${keysHost()} ${reason}: sign-in refused with PROVIDER_UNAVAILABLE`]);
+      },
+    );
 
     it(
       'answers 503 PROVIDER_UNAVAILABLE when the key set does not come within 5 s',
@@ -182,7 +184,9 @@ describe('sign-in as the identity providers really answer', () => {
       google.keySet = 503;
       const answer = await signInIdp3('not-a-jwt');
       expectErrorBody(answer, 401, 'IDENTITY_REJECTED');
-      expect(warningsOf(answer)).toEqual(['idp3 identity token did not verify (ERR_JWS_INVALID: Invalid Compact JWS): sign-in refused with IDENTITY_REJECTED']);
+      expect(warningsOf(answer)).toEqual([
+        'idp3 identity token did not verify (ERR_JWS_INVALID: Invalid Compact JWS): sign-in refused with IDENTITY_REJECTED',
+      ]);
     });
 
     it('signs the same token in once the keys are back, and a forged one is 401', async () => {
@@ -230,7 +234,9 @@ describe('sign-in as the identity providers really answer', () => {
           .send({ id_token: await apple.sign({ sub: 'apple-away' }) });
         expectErrorBody(answer, 503, 'PROVIDER_UNAVAILABLE');
         const host = new URL(away.config.idp2.jwksUrl).host;
-        expect(warningsOf(answer)).toEqual([`idp2 key set at ${host} is unreachable (ECONNREFUSED): sign-in refused with PROVIDER_UNAVAILABLE`]);
+        expect(warningsOf(answer)).toEqual([
+          `idp2 key set at ${host} is unreachable (ECONNREFUSED): sign-in refused with PROVIDER_UNAVAILABLE`,
+        ]);
       } finally {
         await apple.close();
       }

@@ -34,8 +34,7 @@ describe('sign-in, identity and withdrawal', () => {
     await Promise.all([userInfo?.close(), apple?.close(), google?.close()]);
   });
 
-  const signInIdp1 = (accessToken: unknown) =>
-    request(t.http).post('/api/v1/auth/idp1/token').send({ access_token: accessToken });
+  const signInIdp1 = (accessToken: unknown) => request(t.http).post('/api/v1/auth/idp1/token').send({ access_token: accessToken });
   const me = (token: string) => request(t.http).get('/api/v1/auth/me').set('Authorization', `Bearer ${token}`);
   const userCount = async () => Number((await t.dataSource.query('SELECT count(*) AS n FROM users'))[0].n);
 
@@ -93,8 +92,7 @@ describe('sign-in, identity and withdrawal', () => {
   });
 
   describe('POST /api/v1/auth/idp2/token (OpenID Connect)', () => {
-    const signInIdp2 = (idToken: unknown) =>
-      request(t.http).post('/api/v1/auth/idp2/token').send({ id_token: idToken });
+    const signInIdp2 = (idToken: unknown) => request(t.http).post('/api/v1/auth/idp2/token').send({ id_token: idToken });
 
     it('signs in with a valid identity token and maps its subject to one user', async () => {
       const token = await apple.sign({ sub: 'apple-001' });
@@ -184,10 +182,7 @@ describe('sign-in, identity and withdrawal', () => {
 
     it('answers 400 without X-Confirm-Withdraw: yes and deletes nothing', async () => {
       const { token } = (await signInIdp1('user-4001').expect(200)).body;
-      const res = await request(t.http)
-        .delete('/api/v1/auth/withdraw')
-        .set('Authorization', `Bearer ${token}`)
-        .expect(400);
+      const res = await request(t.http).delete('/api/v1/auth/withdraw').set('Authorization', `Bearer ${token}`).expect(400);
       expect(res.body.code).toBe('WITHDRAW_NOT_CONFIRMED');
       await request(t.http)
         .delete('/api/v1/auth/withdraw')

@@ -69,7 +69,11 @@ describe('the disclosure-system budget', () => {
       await storeCorpCodes(t, codes);
 
       const answers: request.Response[] = [];
-      const reads = codes.map((code) => request(t.http).get(`/api/v1/companies/${code}`).then((res) => void answers.push(res)));
+      const reads = codes.map((code) =>
+        request(t.http)
+          .get(`/api/v1/companies/${code}`)
+          .then((res) => void answers.push(res)),
+      );
       // 20 are refused before the clock moves at all: the line is full.
       await eventually(async () => answers.length === 20 && dart.budgetStatus().waiting === MAX_WAITING);
       await time.elapse(PUBLIC_READ_MAX_WAIT_MS);
@@ -100,7 +104,9 @@ describe('the disclosure-system budget', () => {
       await admin(t, 'post', 'backfill').query({ fromDate: '20261102', toDate: '20261106', delayMs: 0 }).expect(202);
       const scheduler = t.app.get(AnalysisSchedulerService);
       scheduler.resume();
-      const fetch = admin(t, 'post', 'disclosures/fetch').query({ beginDate: '20261119', endDate: '20261119' }).then((res) => res);
+      const fetch = admin(t, 'post', 'disclosures/fetch')
+        .query({ beginDate: '20261119', endDate: '20261119' })
+        .then((res) => res);
       const poll = t.app.get(DisclosureMonitorService).pollOnce();
       await eventually(async () => dart.budgetStatus().waiting === 6);
       expect(t.sandbox.control.requests).toHaveLength(seen);
@@ -290,6 +296,5 @@ describe('the disclosure-system budget', () => {
       scheduler.pause();
       await scheduler.drain();
     });
-
   });
 });

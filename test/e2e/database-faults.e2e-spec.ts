@@ -49,7 +49,9 @@ describe('database faults', () => {
     round += 1;
     const unknownFiling = `2099${String(round).padStart(10, '0')}`;
     return [
-      request(t.http).get('/api/v1/stocks/search').query({ query: `삼성${round}` }),
+      request(t.http)
+        .get('/api/v1/stocks/search')
+        .query({ query: `삼성${round}` }),
       request(t.http).get(`/api/v1/disclosures/${unknownFiling}`),
       request(t.http).get('/api/v1/auth/me').set('Authorization', `Bearer ${token}`),
       request(t.http).get('/api/v1/watchlist').set('Authorization', `Bearer ${token}`),

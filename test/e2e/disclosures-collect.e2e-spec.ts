@@ -83,13 +83,23 @@ describe('collecting filings', () => {
 
     it('polls by itself when DISCLOSURE_MONITOR_AUTO_START is true', async () => {
       const auto = await startSandboxedApp({
-        app: { env: { DISCLOSURE_MONITOR_AUTO_START: 'true', DISCLOSURE_MONITOR_INTERVAL_MS: '1000', DISCLOSURE_MONITOR_IDLE_INTERVAL_MS: '1000' } },
+        app: {
+          env: {
+            DISCLOSURE_MONITOR_AUTO_START: 'true',
+            DISCLOSURE_MONITOR_INTERVAL_MS: '1000',
+            DISCLOSURE_MONITOR_IDLE_INTERVAL_MS: '1000',
+          },
+        },
       });
       try {
         const fresh = auto.sandbox.control.publishFiling();
-        await eventually(async () => (await auto.dataSource.query('SELECT 1 FROM disclosures WHERE rcept_no = $1', [fresh.rcept_no])).length);
+        await eventually(
+          async () => (await auto.dataSource.query('SELECT 1 FROM disclosures WHERE rcept_no = $1', [fresh.rcept_no])).length,
+        );
         const later = auto.sandbox.control.publishFiling();
-        await eventually(async () => (await auto.dataSource.query('SELECT 1 FROM disclosures WHERE rcept_no = $1', [later.rcept_no])).length);
+        await eventually(
+          async () => (await auto.dataSource.query('SELECT 1 FROM disclosures WHERE rcept_no = $1', [later.rcept_no])).length,
+        );
       } finally {
         await auto.close();
       }
@@ -137,7 +147,13 @@ describe('collecting filings', () => {
     it('queries one company when corpCode is given, with paging', async () => {
       const filing = t.sandbox.control.filings().find((f) => f.rcept_dt < t.sandbox.control.today())!;
       t.sandbox.control.clearRequests();
-      const res = await fetch({ beginDate: filing.rcept_dt, endDate: filing.rcept_dt, corpCode: filing.corp_code, pageNo: 1, pageCount: 5 }).expect(201);
+      const res = await fetch({
+        beginDate: filing.rcept_dt,
+        endDate: filing.rcept_dt,
+        corpCode: filing.corp_code,
+        pageNo: 1,
+        pageCount: 5,
+      }).expect(201);
       expect(res.body.disclosures.map((d: { corp_code: string }) => d.corp_code)).toContain(filing.corp_code);
       expect(new Set(res.body.disclosures.map((d: { corp_code: string }) => d.corp_code))).toEqual(new Set([filing.corp_code]));
       const query = listRequests()[0].query;
@@ -188,8 +204,7 @@ describe('collecting filings', () => {
   describe('backfill', () => {
     const start = (query: Record<string, string | number>) =>
       request(t.http).post('/api/v1/admin/backfill').set('X-Admin-Key', ADMIN_KEY).query(query);
-    const status = async () =>
-      (await request(t.http).get('/api/v1/admin/backfill/status').set('X-Admin-Key', ADMIN_KEY).expect(200)).body;
+    const status = async () => (await request(t.http).get('/api/v1/admin/backfill/status').set('X-Admin-Key', ADMIN_KEY).expect(200)).body;
     const finished = () => eventually(async () => ((await status()).status === 'running' ? null : status()), 30_000);
 
     it('collects a range longer than the upstream allows, reporting progress, without announcing news', async () => {

@@ -49,10 +49,28 @@ describe('reading filings', () => {
       }
     }
     // Ties on 20261120: creation time decides first, then the receipt number.
-    add({ rcept_no: rcept('20261120', 1), corp_code: CORP_B, rcept_dt: '20261120', created: 9000, analysis: { status: 'COMPLETED', one_liner: '먼저 만든 것' } });
-    add({ rcept_no: rcept('20261120', 2), corp_code: CORP_B, rcept_dt: '20261120', created: 8000, analysis: { status: 'UNAVAILABLE', one_liner: null } });
+    add({
+      rcept_no: rcept('20261120', 1),
+      corp_code: CORP_B,
+      rcept_dt: '20261120',
+      created: 9000,
+      analysis: { status: 'COMPLETED', one_liner: '먼저 만든 것' },
+    });
+    add({
+      rcept_no: rcept('20261120', 2),
+      corp_code: CORP_B,
+      rcept_dt: '20261120',
+      created: 8000,
+      analysis: { status: 'UNAVAILABLE', one_liner: null },
+    });
     add({ rcept_no: rcept('20261120', 3), corp_code: CORP_B, rcept_dt: '20261120', created: 9000 });
-    add({ rcept_no: rcept('20261119', 9), corp_code: CORP_B, rcept_dt: '20261119', created: 9999, analysis: { status: 'COMPLETED', one_liner: '하루 전' } });
+    add({
+      rcept_no: rcept('20261119', 9),
+      corp_code: CORP_B,
+      rcept_dt: '20261119',
+      created: 9999,
+      analysis: { status: 'COMPLETED', one_liner: '하루 전' },
+    });
 
     await insertFilings(
       t.dataSource,
@@ -221,9 +239,7 @@ describe('reading filings', () => {
       const service = t.app.get(DisclosuresService);
       const list = jest.spyOn(service, 'list');
       try {
-        const answers = await Promise.all(
-          Array.from({ length: 10 }, () => get('/api/v1/disclosures', { corpCode: CORP_A, limit: 123 })),
-        );
+        const answers = await Promise.all(Array.from({ length: 10 }, () => get('/api/v1/disclosures', { corpCode: CORP_A, limit: 123 })));
         expect(answers.map((res) => res.status)).toEqual(Array(10).fill(200));
         expect(new Set(answers.map((res) => JSON.stringify(res.body))).size).toBe(1);
         expect(list).toHaveBeenCalledTimes(1);

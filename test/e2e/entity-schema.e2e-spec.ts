@@ -51,7 +51,9 @@ describe('entities and migrations', () => {
     try {
       await fromEntities.synchronize();
       const notCompared = new Set(
-        fromEntities.entityMetadatas.flatMap((metadata) => metadata.indices.filter((index) => !index.synchronize).map((index) => index.name)),
+        fromEntities.entityMetadatas.flatMap((metadata) =>
+          metadata.indices.filter((index) => !index.synchronize).map((index) => index.name),
+        ),
       );
       const migrated = await schemaObjects(dataSource, notCompared);
       const declared = await schemaObjects(fromEntities, notCompared);

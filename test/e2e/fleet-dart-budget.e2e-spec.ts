@@ -178,7 +178,7 @@ describe('the disclosure-system budget shared by a fleet of three instances', ()
     }, 120_000);
   });
 
-  describe('the minute\'s reserve (DART_REQUESTS_PER_MINUTE=10, two instances)', () => {
+  describe("the minute's reserve (DART_REQUESTS_PER_MINUTE=10, two instances)", () => {
     let fleet: Fleet;
 
     beforeAll(async () => {
@@ -191,7 +191,7 @@ describe('the disclosure-system budget shared by a fleet of three instances', ()
     }, 60_000);
     afterAll(() => fleet?.close());
 
-    it('keeps the last slot of the minute from one instance\'s public reads for an operator\'s fetch on another', async () => {
+    it("keeps the last slot of the minute from one instance's public reads for an operator's fetch on another", async () => {
       const { sandbox, instances } = fleet;
       const [reader, operator] = instances;
       const codes = sandbox.control.companies().map((company) => company.corpCode);

@@ -85,7 +85,13 @@ describe.each(RATE_LIMIT_STORES)('a fleet of three instances (RATE_LIMIT_STORE=%
 
     const reads: number[] = [];
     for (let i = 0; i < 30; i++) {
-      reads.push((await request(fleet[i % INSTANCES].http).get('/api/v1/auth/me').set('Authorization', authorization)).status);
+      reads.push(
+        (
+          await request(fleet[i % INSTANCES].http)
+            .get('/api/v1/auth/me')
+            .set('Authorization', authorization)
+        ).status,
+      );
     }
     expect(reads).toEqual(Array(30).fill(200));
   });

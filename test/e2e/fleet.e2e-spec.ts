@@ -77,7 +77,11 @@ describe('three instances on one database', () => {
   const closed = new Set<TestApp>();
 
   beforeAll(async () => {
-    fleet = await startFleet(3, { DISCLOSURE_MONITOR_AUTO_START: 'true', DISCLOSURE_MONITOR_INTERVAL_MS: '1000', DISCLOSURE_MONITOR_IDLE_INTERVAL_MS: '1000' });
+    fleet = await startFleet(3, {
+      DISCLOSURE_MONITOR_AUTO_START: 'true',
+      DISCLOSURE_MONITOR_INTERVAL_MS: '1000',
+      DISCLOSURE_MONITOR_IDLE_INTERVAL_MS: '1000',
+    });
   });
   afterAll(() => closeFleet(fleet, closed));
 
@@ -230,7 +234,9 @@ describe('the analysis scheduler of a fleet', () => {
     const free = await fleet.start({ ANALYSIS_SCHEDULER_AUTO_START: 'true' });
     const freeStatus = await statusOf(free);
     expect(freeStatus.status).toBe('running');
-    expect(freeStatus.instances.find((instance: { id: string }) => instance.id === free.app.get(InstanceIdentity).id).status).toBe('running');
+    expect(freeStatus.instances.find((instance: { id: string }) => instance.id === free.app.get(InstanceIdentity).id).status).toBe(
+      'running',
+    );
   });
 });
 
@@ -246,10 +252,15 @@ describe('the leadership session', () => {
   });
 
   const open = async (name: string, idleTimeoutMs: number, lost: string[] = []) => {
-    const connection = new FleetConnection(database.url, name, { queryMs: 1_000, idleTimeoutMs }, {
-      onSignal: () => undefined,
-      onLost: (reason) => lost.push(reason),
-    });
+    const connection = new FleetConnection(
+      database.url,
+      name,
+      { queryMs: 1_000, idleTimeoutMs },
+      {
+        onSignal: () => undefined,
+        onLost: (reason) => lost.push(reason),
+      },
+    );
     opened.push(connection);
     await connection.open();
     return connection;

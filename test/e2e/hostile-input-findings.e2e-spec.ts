@@ -28,7 +28,9 @@ describe('hostile input gets a 4xx, never a 500', () => {
   /** A filing with a completed analysis that is not short, so a reveal inserts and charges. */
   async function createRevealableFiling(): Promise<string> {
     const rceptNo = `2026111899${String(++filingSerial).padStart(4, '0')}`;
-    await insertFilings(t.dataSource, [{ rcept_no: rceptNo, corp_code: '00126380', corp_name: 'Samsung', report_name: 'Report', rcept_dt: '20261118' }]);
+    await insertFilings(t.dataSource, [
+      { rcept_no: rceptNo, corp_code: '00126380', corp_name: 'Samsung', report_name: 'Report', rcept_dt: '20261118' },
+    ]);
     await insertAnalyses(t.dataSource, [{ rcept_no: rceptNo, one_liner: 'One line', result: { summary: 'x' }, doc_length: 5000 }]);
     return rceptNo;
   }
@@ -60,10 +62,13 @@ describe('hostile input gets a 4xx, never a 500', () => {
     it('lets a body nested 32 levels through to validation (the bound is not a limit on real bodies)', async () => {
       const authorization = bearer(await createUser(t.dataSource));
       // 1 level for the object, 31 for the undeclared property that validation strips.
-      const body = (extraDepth: number) =>
-        `{"fcm_token":"${randomAscii(160)}","platform":"ios","extra":${nested(extraDepth)}}`;
+      const body = (extraDepth: number) => `{"fcm_token":"${randomAscii(160)}","platform":"ios","extra":${nested(extraDepth)}}`;
       const register = (json: string) =>
-        request(t.http).post('/api/v1/push/fcm-token').set('Authorization', authorization).set('Content-Type', 'application/json').send(json);
+        request(t.http)
+          .post('/api/v1/push/fcm-token')
+          .set('Authorization', authorization)
+          .set('Content-Type', 'application/json')
+          .send(json);
 
       expect((await register(body(31))).status).toBe(204);
       expectErrorBody(await register(body(32)), 400, 'BAD_REQUEST');
@@ -105,7 +110,11 @@ describe('hostile input gets a 4xx, never a 500', () => {
     });
 
     it('answers 400 to NUL or an unpaired surrogate in a JSON body string or key', async () => {
-      for (const body of ['{"access_token":"sandbox-a\\u0000"}', '{"access_token":"sandbox-\\ud800"}', '{"\\u0000":1,"access_token":"sandbox-a"}']) {
+      for (const body of [
+        '{"access_token":"sandbox-a\\u0000"}',
+        '{"access_token":"sandbox-\\ud800"}',
+        '{"\\u0000":1,"access_token":"sandbox-a"}',
+      ]) {
         const res = await request(t.http).post('/api/v1/auth/idp1/token').set('Content-Type', 'application/json').send(body);
         expectErrorBody(res, 400, 'VALIDATION_FAILED');
       }
@@ -211,10 +220,7 @@ describe('hostile input gets a 4xx, never a 500', () => {
 
     const routes: [string, (userId: number, rceptNo: string) => request.Test][] = [
       ['GET /api/v1/quota', (userId) => request(t.http).get('/api/v1/quota').set('Authorization', bearer(userId))],
-      [
-        'POST /api/v1/quota/ad-reward',
-        (userId) => request(t.http).post('/api/v1/quota/ad-reward').set('Authorization', bearer(userId)),
-      ],
+      ['POST /api/v1/quota/ad-reward', (userId) => request(t.http).post('/api/v1/quota/ad-reward').set('Authorization', bearer(userId))],
       [
         'POST /api/v1/ai/analyze/{rceptNo}/reveal',
         (userId, rceptNo) => request(t.http).post(`/api/v1/ai/analyze/${rceptNo}/reveal`).set('Authorization', bearer(userId)),
@@ -247,10 +253,16 @@ describe('hostile input gets a 4xx, never a 500', () => {
         const userId = await createUser(t.dataSource);
         const racing: [string, request.Test][] = [
           ...routes.map(([route, send]): [string, request.Test] => [route, send(userId, rceptNo)]),
-          ['POST /api/v1/watchlist', request(t.http).post('/api/v1/watchlist').set('Authorization', bearer(userId)).send({ corp_code: '00126380' })],
+          [
+            'POST /api/v1/watchlist',
+            request(t.http).post('/api/v1/watchlist').set('Authorization', bearer(userId)).send({ corp_code: '00126380' }),
+          ],
           ['GET /api/v1/watchlist/capacity', request(t.http).get('/api/v1/watchlist/capacity').set('Authorization', bearer(userId))],
         ];
-        const withdraw = request(t.http).delete('/api/v1/auth/withdraw').set('Authorization', bearer(userId)).set('X-Confirm-Withdraw', 'yes');
+        const withdraw = request(t.http)
+          .delete('/api/v1/auth/withdraw')
+          .set('Authorization', bearer(userId))
+          .set('X-Confirm-Withdraw', 'yes');
         const [withdrawn, ...answers] = await Promise.all([withdraw, ...racing.map(([, test]) => test)]);
         expect(withdrawn.status).toBe(204);
         answers.forEach((res, index) => {

@@ -33,12 +33,27 @@ const OUTSIDE_SERVICE_CODES = new Set([
 ]);
 
 /** What internals look like in a response: stack frames, source paths, SQL, driver class names. */
-const INTERNALS = /\n\s+at |\bat .+:\d+:\d+|\.[jt]s:\d+|\/work\/|node_modules|QueryFailedError|\bSELECT\b.+\bFROM\b|INSERT INTO|DELETE FROM|\bUPDATE\b.+\bSET\b|violates|relation "/;
+const INTERNALS =
+  /\n\s+at |\bat .+:\d+:\d+|\.[jt]s:\d+|\/work\/|node_modules|QueryFailedError|\bSELECT\b.+\bFROM\b|INSERT INTO|DELETE FROM|\bUPDATE\b.+\bSET\b|violates|relation "/;
 
 /** Controllers excluded from the document that still face the internet. */
 const UNDOCUMENTED_ROUTES: Route[] = [
-  { method: 'post', path: '/internal/store-a-notifications', pathParams: [], queryParams: [], headerParams: [], bodyProperties: ['signedPayload'] },
-  { method: 'post', path: '/internal/store-b-notifications', pathParams: [], queryParams: ['token'], headerParams: [], bodyProperties: ['message', 'subscription'] },
+  {
+    method: 'post',
+    path: '/internal/store-a-notifications',
+    pathParams: [],
+    queryParams: [],
+    headerParams: [],
+    bodyProperties: ['signedPayload'],
+  },
+  {
+    method: 'post',
+    path: '/internal/store-b-notifications',
+    pathParams: [],
+    queryParams: ['token'],
+    headerParams: [],
+    bodyProperties: ['message', 'subscription'],
+  },
 ];
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -68,9 +83,9 @@ function routesOf(document: OpenAPIObject): Route[] {
       if (!operation) continue;
       const parameters = (operation.parameters ?? []) as OpenApiParameter[];
       const named = (where: string) => parameters.filter((p) => p.in === where).map((p) => p.name);
-      const bodyRef = (
-        operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined
-      )?.content?.['application/json']?.schema?.$ref;
+      const bodyRef = (operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined)?.content?.[
+        'application/json'
+      ]?.schema?.$ref;
       const bodySchema = bodyRef ? schemas[bodyRef.replace('#/components/schemas/', '')] : undefined;
       routes.push({
         method,
@@ -187,18 +202,20 @@ function hostileBody(properties: string[]): fc.Arbitrary<HostileBody> {
     },
     {
       weight: 1,
-      arbitrary: fc.constantFrom(
-        '{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"polluted":1}}}',
-        '{"a":',
-        '{',
-        'nul',
-        '"\\u0000"',
-        '[]',
-        '[{}]',
-        '0',
-        '"text"',
-        `{"x":"${'y'.repeat(300_000)}"}`,
-      ).map((payload): HostileBody => ({ contentType: 'application/json', payload })),
+      arbitrary: fc
+        .constantFrom(
+          '{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"polluted":1}}}',
+          '{"a":',
+          '{',
+          'nul',
+          '"\\u0000"',
+          '[]',
+          '[{}]',
+          '0',
+          '"text"',
+          `{"x":"${'y'.repeat(300_000)}"}`,
+        )
+        .map((payload): HostileBody => ({ contentType: 'application/json', payload })),
     },
     {
       weight: 1,
@@ -216,14 +233,16 @@ function hostileBody(properties: string[]): fc.Arbitrary<HostileBody> {
     },
     {
       weight: 1,
-      arbitrary: fc.constantFrom(
-        'text/plain',
-        'application/xml',
-        'multipart/form-data; boundary=x',
-        'application/json; charset=utf-16',
-        'application/json; charset=bogus',
-        'application/x-www-form-urlencoded; charset=latin1',
-      ).map((contentType): HostileBody => ({ contentType, payload: '{"a":"\u00ff\u0000"}' })),
+      arbitrary: fc
+        .constantFrom(
+          'text/plain',
+          'application/xml',
+          'multipart/form-data; boundary=x',
+          'application/json; charset=utf-16',
+          'application/json; charset=bogus',
+          'application/x-www-form-urlencoded; charset=latin1',
+        )
+        .map((contentType): HostileBody => ({ contentType, payload: '{"a":"\u00ff\u0000"}' })),
     },
     {
       weight: 1,
@@ -310,7 +329,8 @@ describe('hostile input on every route: no 5xx, no internals, the contract error
     let index = 0;
     const path = route.path.replace(/\{[^}]+\}/g, () => hostile.pathValues[index++]);
     const query = hostile.query.map(([name, value]) => `${percentEncoded(name)}=${value}`).join('&');
-    let test = request(t.http)[route.method](query ? `${path}?${query}` : path).set(authorization(hostile.credentials));
+    const agent = request(t.http);
+    let test = agent[route.method](query ? `${path}?${query}` : path).set(authorization(hostile.credentials));
     for (const [name, value] of hostile.headers) test = test.set(name, value);
     const { contentType, contentEncoding, payload } = hostile.body;
     if (contentType) test = test.set('Content-Type', contentType);

@@ -45,7 +45,12 @@ describe('HTTP cache on the real routes', () => {
     } finally {
       await t.dataSource.query('ALTER TABLE analyses_hidden RENAME TO analyses');
     }
-    expect(first.body).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'Internal server error', code: 'INTERNAL_ERROR' });
+    expect(first.body).toEqual({
+      statusCode: 500,
+      error: 'Internal Server Error',
+      message: 'Internal server error',
+      code: 'INTERNAL_ERROR',
+    });
     expect(first.headers['cache-control']).toBe('public, max-age=5');
 
     t.clock.set(new Date(AT_0000_KST.getTime() + 4_999));

@@ -64,7 +64,9 @@ describe('background work in the log', () => {
     }
     const progress = runLines.filter((line) => /^run \d+ collecting: /.test(line.msg));
     expect(progress.length).toBeGreaterThanOrEqual(2);
-    expect(progress[0].msg).toMatch(new RegExp(`^run ${runId} collecting: \\d+/\\d+ \\(\\d+%\\), 0 failed, \\d+\\.\\d/s(, about \\d+ s left)?$`));
+    expect(progress[0].msg).toMatch(
+      new RegExp(`^run ${runId} collecting: \\d+/\\d+ \\(\\d+%\\), 0 failed, \\d+\\.\\d/s(, about \\d+ s left)?$`),
+    );
     expect(progress.some((line) => / s left$/.test(line.msg))).toBe(true);
   });
 

@@ -19,7 +19,14 @@ describe('job runs across the fleet', () => {
 
   beforeAll(async () => {
     // Every answer takes a little while, so a stock sync lasts long enough to be interrupted.
-    sandbox = await startDartSandbox({ companyCount: 8000, seed: 11, pastDays: 40, filingsPerBusinessDay: 6, latencyMs: 60, now: () => clock.now() });
+    sandbox = await startDartSandbox({
+      companyCount: 8000,
+      seed: 11,
+      pastDays: 40,
+      filingsPerBusinessDay: 6,
+      latencyMs: 60,
+      now: () => clock.now(),
+    });
     database = await createTestDatabase();
   });
   afterAll(async () => {
@@ -67,7 +74,15 @@ describe('job runs across the fleet', () => {
   it('reports idle on every instance before any run', async () => {
     const [one, two] = [await startInstance(), await startInstance()];
     for (const app of [one, two]) {
-      expect(await statusOf(app, 'backfill/status')).toMatchObject({ status: 'idle', phase: null, total: 0, processed: 0, rate_per_second: null, eta_seconds: null, resumed_at: null });
+      expect(await statusOf(app, 'backfill/status')).toMatchObject({
+        status: 'idle',
+        phase: null,
+        total: 0,
+        processed: 0,
+        rate_per_second: null,
+        eta_seconds: null,
+        resumed_at: null,
+      });
       expect(await statusOf(app, 'stocks/sync/status')).toMatchObject({ status: 'idle', mode: null, phase: null, total: 0 });
     }
   });
@@ -81,7 +96,9 @@ describe('job runs across the fleet', () => {
     expect(backfills.map((res) => res.status).sort()).toEqual([202, 400, 400, 400, 400, 400]);
     for (const res of backfills.filter((r) => r.status === 400)) expect(res.body.code).toBe('BACKFILL_RUNNING');
 
-    const syncs = await Promise.all(running.flatMap((app) => [1, 2].map(() => admin(app, 'post', 'stocks/sync').query({ mode: 'incremental' }))));
+    const syncs = await Promise.all(
+      running.flatMap((app) => [1, 2].map(() => admin(app, 'post', 'stocks/sync').query({ mode: 'incremental' }))),
+    );
     expect(syncs.map((res) => res.status).sort()).toEqual([202, 409, 409, 409, 409, 409]);
     for (const res of syncs.filter((r) => r.status === 409)) expect(res.body.code).toBe('STOCK_SYNC_RUNNING');
 
@@ -117,7 +134,9 @@ describe('job runs across the fleet', () => {
     expect(moving.eta_seconds).toBeGreaterThanOrEqual(Math.floor((upstream.length - moving.processed) / 26));
 
     await stop(executor);
-    const handedOver = (await running[0].dataSource.query("SELECT run_by, processed FROM job_runs WHERE kind = 'backfill' AND status = 'running'"))[0];
+    const handedOver = (
+      await running[0].dataSource.query("SELECT run_by, processed FROM job_runs WHERE kind = 'backfill' AND status = 'running'")
+    )[0];
     // Stopped at a safe point: still running, its checkpoint written, waiting for the next executor.
     expect(handedOver?.processed).toBeGreaterThanOrEqual(moving.processed);
     expect(handedOver.processed).toBeLessThan(upstream.length);
@@ -126,7 +145,14 @@ describe('job runs across the fleet', () => {
       const status = await statusOf(running[0], 'backfill/status');
       return status.status === 'running' ? null : status;
     }, 30_000);
-    expect(done).toMatchObject({ status: 'completed', total: upstream.length, processed: upstream.length, saved: upstream.length, failed: 0, eta_seconds: 0 });
+    expect(done).toMatchObject({
+      status: 'completed',
+      total: upstream.length,
+      processed: upstream.length,
+      saved: upstream.length,
+      failed: 0,
+      eta_seconds: 0,
+    });
     expect(done.resumed_at).toEqual(expect.any(String));
     expect(await count(running[0], 'SELECT count(*) AS n FROM disclosures')).toBe(upstream.length);
     expect(await count(running[0], 'SELECT count(*) AS n FROM analyses')).toBe(upstream.length);
@@ -158,14 +184,23 @@ describe('job runs across the fleet', () => {
       const status = await statusOf(observer, 'stocks/sync/status');
       return status.status === 'running' ? null : status;
     }, 30_000);
-    expect(done).toMatchObject({ status: 'completed', mode: 'bootstrap', phase: 'removing', total: stockCoded, processed: stockCoded, failed: 0 });
+    expect(done).toMatchObject({
+      status: 'completed',
+      mode: 'bootstrap',
+      phase: 'removing',
+      total: stockCoded,
+      processed: stockCoded,
+      failed: 0,
+    });
     expect(done.resumed_at).toEqual(expect.any(String));
     const expected = [...sandbox.control.companiesIn('Y'), ...sandbox.control.companiesIn('K')].map((company) => company.corpCode).sort();
     const stored: { corp_code: string }[] = await observer.dataSource.query('SELECT corp_code FROM stocks ORDER BY corp_code');
     expect(stored.map((row) => row.corp_code)).toEqual(expected);
     // Every stock-coded company was looked up by this run, once: the lookups in flight at the stop
     // finished and were recorded, and the new executor skipped them.
-    expect(await count(observer, `SELECT count(*) AS n FROM corp_codes WHERE stock_code IS NOT NULL AND checked_at >= '${done.started_at}'`)).toBe(stockCoded);
+    expect(
+      await count(observer, `SELECT count(*) AS n FROM corp_codes WHERE stock_code IS NOT NULL AND checked_at >= '${done.started_at}'`),
+    ).toBe(stockCoded);
     expect(sandbox.control.requests.filter((r) => r.path.endsWith('company.json'))).toHaveLength(stockCoded);
   });
 

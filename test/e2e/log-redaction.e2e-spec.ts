@@ -82,7 +82,11 @@ describe('log redaction', () => {
     const bearer = `Bearer ${jwt}`;
 
     // 2xx and 4xx with credentials in headers, bodies and query strings
-    await request(http).post('/api/v1/push/fcm-token').set('Authorization', bearer).send({ fcm_token: FCM_TOKEN, platform: 'android' }).expect(204);
+    await request(http)
+      .post('/api/v1/push/fcm-token')
+      .set('Authorization', bearer)
+      .send({ fcm_token: FCM_TOKEN, platform: 'android' })
+      .expect(204);
     await request(http).delete(`/api/v1/push/fcm-token?fcm_token=${FCM_TOKEN}`).set('Authorization', bearer).send({ fcm_token: FCM_TOKEN });
     await request(http).get(`/api/v1/nothing-here?fcm_token=${FCM_TOKEN}&access_token=${jwt}&v=${admin}`).expect(404);
     await request(http).get('/api/v1/auth/me').set('Authorization', `${bearer} x`).expect(401);
@@ -90,10 +94,17 @@ describe('log redaction', () => {
       .post('/api/v1/ai/analyze/20240101000001/reveal')
       .set('Authorization', bearer)
       .set('X-Worker-Secret', CONFIGURED.WEB_SECRET);
-    await request(http).post('/api/v1/ai/analyze/20240101000001/reveal').set('Authorization', bearer).set('X-Worker-Secret', 'wrong').expect(403);
+    await request(http)
+      .post('/api/v1/ai/analyze/20240101000001/reveal')
+      .set('Authorization', bearer)
+      .set('X-Worker-Secret', 'wrong')
+      .expect(403);
     await request(http).get('/api/v1/admin/status').set('X-Admin-Key', admin).expect(200);
     await request(http).get('/api/v1/admin/status').set('X-Admin-Key', `${admin}-wrong`).expect(401);
-    await request(http).post('/api/v1/auth/idp1/token').send({ access_token: `${IDP_ACCESS_TOKEN}-unknown` }).expect(401);
+    await request(http)
+      .post('/api/v1/auth/idp1/token')
+      .send({ access_token: `${IDP_ACCESS_TOKEN}-unknown` })
+      .expect(401);
 
     // 5xx: the disclosure system fails and echoes the request URL with the key
     await request(http).post('/api/v1/admin/disclosures/fetch?beginDate=20240101&endDate=20240102').set('X-Admin-Key', admin).expect(500);
@@ -103,7 +114,12 @@ describe('log redaction', () => {
       version: '1.0',
       packageName: PACKAGE,
       eventTimeMillis: String(Date.now()),
-      subscriptionNotification: { version: '1.0', notificationType: 13, purchaseToken: 'purchase-of-the-log-test', subscriptionId: 'service.pro.monthly' },
+      subscriptionNotification: {
+        version: '1.0',
+        notificationType: 13,
+        purchaseToken: 'purchase-of-the-log-test',
+        subscriptionId: 'service.pro.monthly',
+      },
     };
     const push = {
       message: { data: Buffer.from(JSON.stringify(notification)).toString('base64'), messageId: 'message-log-test-1' },

@@ -61,8 +61,12 @@ describe('GET /metrics in local and dev', () => {
 
     const text = await scrape();
     expect(text).not.toContain(rceptNo);
-    expect(sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/disclosures/:rceptNo', status_code: '404' })).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/disclosures/recent', status_code: '200' })).toBe(2);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/disclosures/:rceptNo', status_code: '404' }),
+    ).toBe(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/disclosures/recent', status_code: '200' }),
+    ).toBe(2);
     expect(sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: 'none', status_code: '404' })).toBe(1);
     expect(sample(text, 'http_cache_requests_total', { route: '/api/v1/disclosures/recent', result: 'miss' })).toBe(1);
     expect(sample(text, 'http_cache_requests_total', { route: '/api/v1/disclosures/recent', result: 'hit' })).toBe(1);
@@ -102,7 +106,9 @@ describe('GET /metrics in local and dev', () => {
       expect(second.app.get(Metrics)).not.toBe(t.app.get(Metrics));
       await request(second.http).get('/api/v1/disclosures/recent').expect(200);
       const text = (await request(second.http).get('/metrics').expect(200)).text;
-      expect(sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/disclosures/recent', status_code: '200' })).toBe(1);
+      expect(
+        sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/disclosures/recent', status_code: '200' }),
+      ).toBe(1);
     } finally {
       await second.close();
     }

@@ -49,7 +49,9 @@ describe('the OpenAPI document', () => {
   afterAll(() => t?.close());
 
   const operations = () =>
-    Object.entries(served.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+    Object.entries(served.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+    );
 
   it('is committed as openapi.json exactly as the application serves it (run `npm run openapi` after changing the API)', () => {
     const committed = readFileSync(OPENAPI_FILE, 'utf8');
@@ -81,13 +83,18 @@ describe('the OpenAPI document', () => {
       ({ path, operation }) => !path.startsWith('/health') && !Object.keys(operation.responses).some((status) => status.startsWith('4')),
     );
     expect(without4xx.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
-    const without503 = operations().filter(({ operation }) => operation.responses['503'] === undefined && operation['x-without-database'] !== true);
+    const without503 = operations().filter(
+      ({ operation }) => operation.responses['503'] === undefined && operation['x-without-database'] !== true,
+    );
     expect(without503.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
     // The liveness probe never reaches the database, so no 503 can come from it.
     expect(Object.keys(served.paths['/health'].get.responses)).toEqual(['200', '500']);
     // Writes are rate limited; reads never are.
     for (const { method, operation } of operations()) {
-      expect([method, operation.responses['429'] !== undefined]).toEqual([method, method !== 'get' || operation.responses['429'] !== undefined]);
+      expect([method, operation.responses['429'] !== undefined]).toEqual([
+        method,
+        method !== 'get' || operation.responses['429'] !== undefined,
+      ]);
     }
   });
 
@@ -124,7 +131,8 @@ describe('the OpenAPI document', () => {
         const json = content?.['application/json'];
         // A whole-body example, or one on every field (Swagger UI builds the body from those).
         if (json === undefined || json.example !== undefined || json.examples !== undefined) continue;
-        for (const field of fieldsWithoutExample(json.schema, served.components.schemas)) withoutExample.push(`${method} ${path} ${body}: ${field}`);
+        for (const field of fieldsWithoutExample(json.schema, served.components.schemas))
+          withoutExample.push(`${method} ${path} ${body}: ${field}`);
       }
     }
     expect(withoutExample).toEqual([]);
@@ -134,7 +142,16 @@ describe('the OpenAPI document', () => {
     for (const path of ['/internal/store-a-notifications', '/internal/store-b-notifications', '/api/v1/adnet/ssv']) {
       expect(served.paths[path]).toBeDefined();
     }
-    expect(Object.keys(served.paths['/internal/store-b-notifications'].post.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
+    expect(Object.keys(served.paths['/internal/store-b-notifications'].post.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '413',
+      '415',
+      '429',
+      '500',
+      '503',
+    ]);
   });
 });
 
@@ -157,7 +174,12 @@ function differences(committed: unknown, served: unknown, at = '', found: string
 }
 
 /** The fields of a body schema that have neither an example nor an enum to show in one. */
-function fieldsWithoutExample(schema: Schema | undefined, schemas: Record<string, Schema>, at = 'body', seen = new Set<string>()): string[] {
+function fieldsWithoutExample(
+  schema: Schema | undefined,
+  schemas: Record<string, Schema>,
+  at = 'body',
+  seen = new Set<string>(),
+): string[] {
   if (schema === undefined || schema.example !== undefined || schema.enum !== undefined) return [];
   if (schema.$ref !== undefined) {
     const name = schema.$ref.split('/').pop() ?? '';

@@ -30,7 +30,10 @@ describe('POST /api/v1/admin/users/{userId}/tier (local and dev)', () => {
       used: number;
     };
   const watch = (userId: number, n: number) =>
-    request(t.http).post('/api/v1/watchlist').set('Authorization', bearerFor(t, userId)).send({ corp_code: corpCode(n) });
+    request(t.http)
+      .post('/api/v1/watchlist')
+      .set('Authorization', bearerFor(t, userId))
+      .send({ corp_code: corpCode(n) });
 
   it('raises a user to max for the given days, and the capacity follows', async () => {
     const userId = await createUser(t.dataSource);

@@ -65,7 +65,9 @@ describe('outbound calls to a server that accepts the connection and never answe
     const t = await startTestApp({ env, clock, overrides: [{ provide: AdVerifierKeys, useValue: keys }] });
     try {
       const signed = `ad_network=5450213213286189855&ad_unit=5224354917&reward_amount=1&reward_item=Reveal&timestamp=${clock.nowMs()}&transaction_id=outbound-timeout&user_id=1`;
-      const signature = sign('sha256', Buffer.from(signed), generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey).toString('base64url');
+      const signature = sign('sha256', Buffer.from(signed), generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey).toString(
+        'base64url',
+      );
       const accepted = silent.accepted();
 
       const { value: res, ms } = await timed(request(t.http).get(`/api/v1/adnet/ssv?${signed}&signature=${signature}&key_id=3335741209`));
@@ -80,8 +82,13 @@ describe('outbound calls to a server that accepts the connection and never answe
   });
 
   it('Firebase App Check, the key fetch: the guarded route answers 403 ATTESTATION_FAILED, as for any failed verification', async () => {
-    const verifier = new QuickAppCheckVerifier(loadConfig({ FIREBASE_SERVICE_ACCOUNT: firebaseServiceAccountJson(), DEVICE_ATTESTATION: 'enforce' }));
-    const t = await startTestApp({ env: { DEVICE_ATTESTATION: 'enforce' }, overrides: [{ provide: AppCheckVerifier, useValue: verifier }] });
+    const verifier = new QuickAppCheckVerifier(
+      loadConfig({ FIREBASE_SERVICE_ACCOUNT: firebaseServiceAccountJson(), DEVICE_ATTESTATION: 'enforce' }),
+    );
+    const t = await startTestApp({
+      env: { DEVICE_ATTESTATION: 'enforce' },
+      overrides: [{ provide: AppCheckVerifier, useValue: verifier }],
+    });
     try {
       const userId = await createUser(t.dataSource);
       const accepted = silent.accepted();
@@ -98,7 +105,9 @@ describe('outbound calls to a server that accepts the connection and never answe
       expect(ms).toBeLessThan(BOUND_MS);
       // It was the key fetch that hung, and the operators are told.
       expect(silent.accepted()).toBe(accepted + 1);
-      expect(warn).toHaveBeenCalledWith('App Check verification failed: FirebaseTimeoutError: App Check verification did not finish within 1000 ms');
+      expect(warn).toHaveBeenCalledWith(
+        'App Check verification failed: FirebaseTimeoutError: App Check verification did not finish within 1000 ms',
+      );
     } finally {
       await t.close();
     }
@@ -108,7 +117,13 @@ describe('outbound calls to a server that accepts the connection and never answe
     let sender: QuickPushSender;
     let accessToken: jest.SpyInstance;
     const messages = [1, 2, 3].map((i) =>
-      newFilingMessage(`token-${i}`, { rceptNo: '20261120000123', corpCode: '00126380', corpName: '삼성전자', reportName: '분기보고서', oneLiner: null }),
+      newFilingMessage(`token-${i}`, {
+        rceptNo: '20261120000123',
+        corpCode: '00126380',
+        corpName: '삼성전자',
+        reportName: '분기보고서',
+        oneLiner: null,
+      }),
     );
     const transient = { ok: false, failure: 'transient', error: expect.any(String) };
 
@@ -143,7 +158,9 @@ describe('outbound calls to a server that accepts the connection and never answe
 
       const { value: results, ms } = await timed(sender.send(messages));
 
-      expect(results).toEqual(messages.map(() => ({ ...transient, error: 'ETIMEDOUT: sendEach of 3 messages did not finish within 1000 ms' })));
+      expect(results).toEqual(
+        messages.map(() => ({ ...transient, error: 'ETIMEDOUT: sendEach of 3 messages did not finish within 1000 ms' })),
+      );
       expect(ms).toBeLessThan(BOUND_MS);
       expect(silent.accepted()).toBe(accepted + 1);
     });

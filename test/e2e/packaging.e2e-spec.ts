@@ -53,7 +53,15 @@ describe('production packaging', () => {
     // The service's own variables are set in compose only where compose must decide them.
     const setInCompose = [...compose.matchAll(/^ {2,6}([A-Z][A-Z0-9_]+): /gm)].map((match) => match[1]);
     expect([...new Set(setInCompose)].sort()).toEqual(
-      ['DATABASE_URL', 'PORT', 'POSTGRES_DB', 'POSTGRES_PASSWORD', 'POSTGRES_USER', 'TRUSTED_CLIENT_IP_HEADER', 'TRUSTED_PROXY_HOPS'].sort(),
+      [
+        'DATABASE_URL',
+        'PORT',
+        'POSTGRES_DB',
+        'POSTGRES_PASSWORD',
+        'POSTGRES_USER',
+        'TRUSTED_CLIENT_IP_HEADER',
+        'TRUSTED_PROXY_HOPS',
+      ].sort(),
     );
   });
 });

@@ -61,10 +61,7 @@ describe('request pipeline and operator surface', () => {
 
     it('answers a JSON array or scalar body with 400, never 500', async () => {
       for (const body of ['[1,2]', '"text"', 'null']) {
-        const res = await request(t.http)
-          .post('/api/v1/auth/idp1/token')
-          .set('Content-Type', 'application/json')
-          .send(body);
+        const res = await request(t.http).post('/api/v1/auth/idp1/token').set('Content-Type', 'application/json').send(body);
         expect(res.status).toBe(400);
         expect(res.body.statusCode).toBe(400);
       }
@@ -136,7 +133,9 @@ describe('request pipeline and operator surface', () => {
 
       const metrics = (await request(t.http).get('/metrics').expect(200)).text;
       expect(metrics).toMatch(/http_cache_requests_total\{route="\/api\/v1\/disclosures\/recent",result="hit"\} [1-9]/);
-      expect(metrics).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/disclosures\/recent",status_code="200"\} [3-9]/);
+      expect(metrics).toMatch(
+        /http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/disclosures\/recent",status_code="200"\} [3-9]/,
+      );
     });
   });
 
@@ -298,7 +297,10 @@ describe('request pipeline and operator surface', () => {
 
       const stylesheets = [...page.text.matchAll(/<link rel="stylesheet"[^>]*href="([^"]+)"/g)].map((match) => match[1]);
       expect(allows('style-src', "'self'")).toBe(true);
-      const assets = [...scripts.map((url) => ({ url: url!, type: /javascript/ })), ...stylesheets.map((url) => ({ url, type: /text\/css/ }))];
+      const assets = [
+        ...scripts.map((url) => ({ url: url!, type: /javascript/ })),
+        ...stylesheets.map((url) => ({ url, type: /text\/css/ })),
+      ];
       for (const { url, type } of assets) {
         const { pathname } = new URL(url, 'http://service/docs');
         const asset = await request(t.http).get(pathname);

@@ -43,8 +43,7 @@ describe('PostgresBucketStore', () => {
     for (let i = 0; i < n; i++) decisions.push(await store.take(key, rule));
     return decisions;
   };
-  const bucketCount = async () =>
-    (await pools[0].query<{ n: number }[]>('SELECT count(*)::int AS n FROM rate_limit_buckets'))[0].n;
+  const bucketCount = async () => (await pools[0].query<{ n: number }[]>('SELECT count(*)::int AS n FROM rate_limit_buckets'))[0].n;
 
   it('gives a new key its full burst, then refuses with the time to the next whole token', async () => {
     const rule: BucketRule = { name: 'slow', capacity: 3, refillPerSecond: 1 };

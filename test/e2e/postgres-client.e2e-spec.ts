@@ -81,7 +81,10 @@ describe('PostgresClient', () => {
     expect((await client.query(square, [3])).rows).toEqual([{ square: 9 }]);
     expect((await client.query(square, [4])).rows).toEqual([{ square: 16 }]);
     expect((await client.query('SELECT $1::int AS unregistered', [5])).rows).toEqual([{ unregistered: 5 }]);
-    const prepared = await client.query('SELECT name, statement, generic_plans + custom_plans AS executions FROM pg_prepared_statements', []);
+    const prepared = await client.query(
+      'SELECT name, statement, generic_plans + custom_plans AS executions FROM pg_prepared_statements',
+      [],
+    );
     expect(prepared.rows).toEqual([{ name: 'postgres_client_spec_square', statement: square, executions: '2' }]);
   });
 

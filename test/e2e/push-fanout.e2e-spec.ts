@@ -37,10 +37,10 @@ async function addToken(db: DataSource, userId: number, platform: 'ios' | 'andro
 /** `users` users watching `corpCode` with notifications on, two tokens each; answers the tokens. */
 async function seedWatchers(db: DataSource, corpCode: string, users: number): Promise<string[]> {
   const ids = await createUsers(db, users);
-  await db.query(
-    `INSERT INTO watch_stocks (user_id, corp_code, corp_name) SELECT id, $2, 'bulk' FROM unnest($1::int[]) AS u(id)`,
-    [ids, corpCode],
-  );
+  await db.query(`INSERT INTO watch_stocks (user_id, corp_code, corp_name) SELECT id, $2, 'bulk' FROM unnest($1::int[]) AS u(id)`, [
+    ids,
+    corpCode,
+  ]);
   const tokens = await db.query<{ fcm_token: string }[]>(
     `INSERT INTO push_tokens (fcm_token, user_id, platform)
      SELECT 'bulk-' || $2::text || '-' || u.id || '-' || n, u.id, CASE n WHEN 1 THEN 'android' ELSE 'ios' END
@@ -72,7 +72,9 @@ const deliveriesOf = async (db: DataSource, rceptNo: string) =>
 
 /** Resolves once every fan-out written so far is expanded (e.g. today's filings stored before a test's watchers exist). */
 const fanoutsDone = (db: DataSource) =>
-  eventually(async () => (await db.query<{ n: number }[]>("SELECT count(*)::int AS n FROM push_fanouts WHERE status = 'PENDING'"))[0].n === 0);
+  eventually(
+    async () => (await db.query<{ n: number }[]>("SELECT count(*)::int AS n FROM push_fanouts WHERE status = 'PENDING'"))[0].n === 0,
+  );
 
 async function statusCounts(db: DataSource, rceptNo: string): Promise<Record<string, number>> {
   const rows = await db.query<{ status: string; n: number }[]>(
@@ -83,7 +85,11 @@ async function statusCounts(db: DataSource, rceptNo: string): Promise<Record<str
 }
 
 const fanoutOf = async (db: DataSource, rceptNo: string) =>
-  (await db.query<{ status: string; deliveries: number | null }[]>('SELECT status, deliveries FROM push_fanouts WHERE rcept_no = $1', [rceptNo]))[0];
+  (
+    await db.query<{ status: string; deliveries: number | null }[]>('SELECT status, deliveries FROM push_fanouts WHERE rcept_no = $1', [
+      rceptNo,
+    ])
+  )[0];
 
 /** Waits until the filing's fan-out is expanded and none of its deliveries is still due or with a sender. */
 const settled = (db: DataSource, rceptNo: string) =>
@@ -202,7 +208,9 @@ describe('new-filing push', () => {
     const admin = (path: string) => request(t.http).post(`/api/v1/admin/${path}`).set('X-Admin-Key', ADMIN_KEY);
 
     const pastFetched = t.sandbox.control.publishFiling({ corp_code: watched.corpCode, rcept_dt: fetchDay, report_nm: '감사보고서' });
-    const fetched = await admin('disclosures/fetch').query({ beginDate: fetchDay, endDate: fetchDay, corpCode: watched.corpCode }).expect(201);
+    const fetched = await admin('disclosures/fetch')
+      .query({ beginDate: fetchDay, endDate: fetchDay, corpCode: watched.corpCode })
+      .expect(201);
     expect(fetched.body.saved).toBeGreaterThanOrEqual(1);
 
     const backfilled = t.sandbox.control.publishFiling({ corp_code: watched.corpCode, rcept_dt: backfillDay, report_nm: '사업보고서' });
@@ -232,7 +240,11 @@ describe('new-filing push', () => {
     const watched = company();
     const user = await createUser(t.dataSource);
     await watch(t.dataSource, user, watched.corpCode);
-    const [gone, invalid, working] = [await addToken(t.dataSource, user), await addToken(t.dataSource, user), await addToken(t.dataSource, user, 'ios')];
+    const [gone, invalid, working] = [
+      await addToken(t.dataSource, user),
+      await addToken(t.dataSource, user),
+      await addToken(t.dataSource, user, 'ios'),
+    ];
     const otherUser = await createUser(t.dataSource);
     await watch(t.dataSource, otherUser, watched.corpCode);
     const mismatched = await addToken(t.dataSource, otherUser);
@@ -306,17 +318,31 @@ describe('new-filing push', () => {
 
     await eventually(async () => (await statusCounts(t.dataSource, filing.rcept_no)).PENDING === 2 && sends().size === 2);
     const firstTry = t.clock.nowMs();
-    expect((await rows())[recovering]).toMatchObject({ status: 'PENDING', attempts: 1, last_error: 'messaging/server-unavailable: try later' });
+    expect((await rows())[recovering]).toMatchObject({
+      status: 'PENDING',
+      attempts: 1,
+      last_error: 'messaging/server-unavailable: try later',
+    });
     expect((await rows())[recovering].available_at!.getTime()).toBe(firstTry + 60_000);
 
     // Not before the backoff ends.
     t.clock.advance(59_000);
     await pass();
-    expect(sends()).toEqual(new Map([[recovering, 1], [down, 1]]));
+    expect(sends()).toEqual(
+      new Map([
+        [recovering, 1],
+        [down, 1],
+      ]),
+    );
 
     t.clock.advance(1_000);
     await pass();
-    expect(sends()).toEqual(new Map([[recovering, 2], [down, 2]]));
+    expect(sends()).toEqual(
+      new Map([
+        [recovering, 2],
+        [down, 2],
+      ]),
+    );
     // The second wait is twice as long.
     expect((await rows())[recovering]).toMatchObject({ status: 'PENDING', attempts: 2 });
     expect((await rows())[recovering].available_at!.getTime()).toBe(t.clock.nowMs() + 120_000);
@@ -326,7 +352,12 @@ describe('new-filing push', () => {
 
     t.clock.advance(1_000);
     await pass();
-    expect(sends()).toEqual(new Map([[recovering, 3], [down, 3]]));
+    expect(sends()).toEqual(
+      new Map([
+        [recovering, 3],
+        [down, 3],
+      ]),
+    );
     const final = await rows();
     expect(final[recovering]).toMatchObject({ status: 'SENT', attempts: 3, last_error: null });
     expect(final[down]).toMatchObject({ status: 'FAILED', attempts: 3, last_error: 'messaging/server-unavailable: try later' });
@@ -456,15 +487,21 @@ describe('new-filing push across restarts and instances', () => {
   });
 
   it('expands PUSH_EXPANSION_USERS watchers per transaction, recording each step, so a restart between steps repeats and skips no one', async () => {
-    const stepped = await startTestApp({ database, overrides: senderOverride(new PushSenderDouble()), env: { ...env, PUSH_EXPANSION_USERS: '7' } });
+    const stepped = await startTestApp({
+      database,
+      overrides: senderOverride(new PushSenderDouble()),
+      env: { ...env, PUSH_EXPANSION_USERS: '7' },
+    });
     apps.push(stepped);
     // Steps are taken by hand here: the dispatcher would take them all at once.
     stepped.app.get(PushDispatcher).stop();
     const corpCode = '09999998';
     const tokens = await seedWatchers(stepped.dataSource, corpCode, 20);
-    const users = (await stepped.dataSource.query<{ user_id: number }[]>('SELECT user_id FROM watch_stocks WHERE corp_code = $1 ORDER BY user_id', [corpCode])).map(
-      (row) => row.user_id,
-    );
+    const users = (
+      await stepped.dataSource.query<{ user_id: number }[]>('SELECT user_id FROM watch_stocks WHERE corp_code = $1 ORDER BY user_id', [
+        corpCode,
+      ])
+    ).map((row) => row.user_id);
     const today = stepped.clock.now().toISOString().slice(0, 10).replace(/-/g, '');
     const filing: DartFiling = {
       rcept_no: `${today}900002`,
@@ -512,7 +549,10 @@ describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in production', () =>
   beforeAll(async () => {
     logged = jest.spyOn(Logger.prototype, 'log');
     debugged = jest.spyOn(Logger.prototype, 'debug');
-    t = await startSandboxedApp({ sandbox: { filingsPerBusinessDay: 6 }, app: { env: { APP_ENV: 'production', ADMIN_KEY: PRODUCTION_ADMIN_KEY } } });
+    t = await startSandboxedApp({
+      sandbox: { filingsPerBusinessDay: 6 },
+      app: { env: { APP_ENV: 'production', ADMIN_KEY: PRODUCTION_ADMIN_KEY } },
+    });
     await t.app.get(DisclosureMonitorService).pollOnce();
     await fanoutsDone(t.dataSource);
   });
@@ -530,7 +570,9 @@ describe('new-filing push without FIREBASE_SERVICE_ACCOUNT in production', () =>
 
   it('is off: said once at start (at debug: the start summary says it at info), and a watched filing creates no deliveries', async () => {
     expect(pushLines()).toEqual([]);
-    expect(debugged.mock.calls.map(([line]) => String(line))).toContain('FIREBASE_SERVICE_ACCOUNT is not set: new-filing push notifications are off');
+    expect(debugged.mock.calls.map(([line]) => String(line))).toContain(
+      'FIREBASE_SERVICE_ACCOUNT is not set: new-filing push notifications are off',
+    );
 
     const corpCode = t.sandbox.control.companiesIn('Y')[0].corpCode;
     const user = await createUser(t.dataSource);

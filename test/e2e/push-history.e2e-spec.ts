@@ -33,8 +33,13 @@ describe('push history and retention', () => {
     alice = await createUser(t.dataSource);
     await t.dataSource.query('INSERT INTO watch_stocks (user_id, corp_code, corp_name) VALUES ($1, $2, $3)', [alice, corpCode, 'watched']);
     // Two devices, one of which FCM refuses: each filing is still one entry, `sent`.
-    await t.dataSource.query("INSERT INTO push_tokens (fcm_token, user_id, platform) VALUES ('alice-phone', $1, 'ios'), ('alice-tablet', $1, 'android')", [alice]);
-    sender.answerEach((message) => (message.token === 'alice-tablet' ? { ok: false, failure: 'rejected', error: 'SENDER_ID_MISMATCH' } : { ok: true }));
+    await t.dataSource.query(
+      "INSERT INTO push_tokens (fcm_token, user_id, platform) VALUES ('alice-phone', $1, 'ios'), ('alice-tablet', $1, 'android')",
+      [alice],
+    );
+    sender.answerEach((message) =>
+      message.token === 'alice-tablet' ? { ok: false, failure: 'rejected', error: 'SENDER_ID_MISMATCH' } : { ok: true },
+    );
     for (let i = 0; i < 3; i++) {
       const filing = t.sandbox.control.publishFiling({ corp_code: corpCode });
       published.push(filing.rcept_no);
@@ -42,7 +47,9 @@ describe('push history and retention', () => {
       await eventually(async () => sender.messages().filter((m) => m.data.rcept_no === filing.rcept_no).length === 2);
     }
     await eventually(async () => {
-      const [{ n }] = await t.dataSource.query<{ n: number }[]>("SELECT count(*)::int AS n FROM push_deliveries WHERE status IN ('PENDING', 'SENDING')");
+      const [{ n }] = await t.dataSource.query<{ n: number }[]>(
+        "SELECT count(*)::int AS n FROM push_deliveries WHERE status IN ('PENDING', 'SENDING')",
+      );
       return n === 0;
     });
   });
@@ -84,7 +91,10 @@ describe('push history and retention', () => {
 
     const run = await t.app.get(RetentionService).runOnce();
     expect(run).toEqual({ pushDeliveries: 2, storeNotifications: 1, adRewardTransactions: 12000 });
-    expect(((await history(alice).expect(200)).body as HistoryEntry[]).map((entry) => entry.rcept_no)).toEqual([published[2], published[1]]);
+    expect(((await history(alice).expect(200)).body as HistoryEntry[]).map((entry) => entry.rcept_no)).toEqual([
+      published[2],
+      published[1],
+    ]);
     expect(await t.dataSource.query('SELECT notification_id FROM store_notifications')).toEqual([{ notification_id: 'fresh' }]);
     expect(await t.dataSource.query('SELECT transaction_id FROM ad_reward_transactions')).toEqual([{ transaction_id: 'fresh' }]);
     expect(await t.app.get(RetentionService).runOnce()).toEqual({ pushDeliveries: 0, storeNotifications: 0, adRewardTransactions: 0 });

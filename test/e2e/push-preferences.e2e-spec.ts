@@ -36,7 +36,11 @@ function filingOf(t: TestApp, corpCode: string, corpName: string, reportName: st
 async function watcher(t: TestApp, ...corpCodes: string[]): Promise<{ userId: number; token: string; auth: string }> {
   const userId = await createUser(t.dataSource);
   for (const corpCode of corpCodes) {
-    await t.dataSource.query('INSERT INTO watch_stocks (user_id, corp_code, corp_name) VALUES ($1, $2, $3)', [userId, corpCode, `company ${corpCode}`]);
+    await t.dataSource.query('INSERT INTO watch_stocks (user_id, corp_code, corp_name) VALUES ($1, $2, $3)', [
+      userId,
+      corpCode,
+      `company ${corpCode}`,
+    ]);
   }
   const token = `prefs-token-${userId}`;
   await t.dataSource.query("INSERT INTO push_tokens (fcm_token, user_id, platform) VALUES ($1, $2, 'android')", [token, userId]);
@@ -70,7 +74,11 @@ describe('watch entry notification filters (PATCH /api/v1/watchlist/{corpCode}/n
     await t?.close();
   });
 
-  const patch = (body: unknown, code = corpCode) => request(t.http).patch(`/api/v1/watchlist/${code}/notify`).set('Authorization', auth).send(body as object);
+  const patch = (body: unknown, code = corpCode) =>
+    request(t.http)
+      .patch(`/api/v1/watchlist/${code}/notify`)
+      .set('Authorization', auth)
+      .send(body as object);
 
   it('starts with no filters, shown on the entry', async () => {
     const list = await request(t.http).get('/api/v1/watchlist').set('Authorization', auth).expect(200);
@@ -111,7 +119,10 @@ describe('watch entry notification filters (PATCH /api/v1/watchlist/{corpCode}/n
 
   it('answers 404 for a company not on the watchlist, and 401 without a token', async () => {
     await patch({ categories: ['audit'] }, '00999999').expect(404);
-    await request(t.http).patch(`/api/v1/watchlist/${corpCode}/notify`).send({ categories: ['audit'] }).expect(401);
+    await request(t.http)
+      .patch(`/api/v1/watchlist/${corpCode}/notify`)
+      .send({ categories: ['audit'] })
+      .expect(401);
   });
 });
 
@@ -122,7 +133,11 @@ describe('the fan-out follows the watch entry filters', () => {
   beforeAll(async () => {
     sender = new PushSenderDouble();
     // Fan-outs wait for the analysis, which the test settles by hand with the impact it needs.
-    t = await startTestApp({ rateLimits: RELAXED_RATE_LIMITS, env: { PUSH_SUMMARY_WAIT_MS: '600000' }, overrides: [{ provide: PushSender, useValue: sender }] });
+    t = await startTestApp({
+      rateLimits: RELAXED_RATE_LIMITS,
+      env: { PUSH_SUMMARY_WAIT_MS: '600000' },
+      overrides: [{ provide: PushSender, useValue: sender }],
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -141,7 +156,11 @@ describe('the fan-out follows the watch entry filters', () => {
     }
     t.app.get(PushDispatcher).wake();
     await expanded(t, filing.rcept_no);
-    await eventually(async () => (await t.dataSource.query<unknown[]>("SELECT 1 FROM push_deliveries WHERE rcept_no = $1 AND status <> 'SENT'", [filing.rcept_no])).length === 0);
+    await eventually(
+      async () =>
+        (await t.dataSource.query<unknown[]>("SELECT 1 FROM push_deliveries WHERE rcept_no = $1 AND status <> 'SENT'", [filing.rcept_no]))
+          .length === 0,
+    );
     return sender
       .messages()
       .filter((message) => message.data.rcept_no === filing.rcept_no)
@@ -165,9 +184,13 @@ describe('the fan-out follows the watch entry filters', () => {
 
     const tokens = (...users: { token: string }[]) => users.map((user) => user.token).sort();
     // A major event judged medium: not the periodic-only entry, not the high-only entry.
-    expect(await publish(filingOf(t, corpCode, '필터전자', '주요사항보고서(유상증자결정)'), 'medium')).toEqual(tokens(all, majorOnly, mediumUp));
+    expect(await publish(filingOf(t, corpCode, '필터전자', '주요사항보고서(유상증자결정)'), 'medium')).toEqual(
+      tokens(all, majorOnly, mediumUp),
+    );
     // A quarterly report judged high, filed as a correction: its category is still periodic.
-    expect(await publish(filingOf(t, corpCode, '필터전자', '[기재정정]분기보고서 (2026.09)'), 'high')).toEqual(tokens(all, periodicOnly, highOnly, mediumUp));
+    expect(await publish(filingOf(t, corpCode, '필터전자', '[기재정정]분기보고서 (2026.09)'), 'high')).toEqual(
+      tokens(all, periodicOnly, highOnly, mediumUp),
+    );
     // A low-impact exchange notice: only the entry without filters.
     expect(await publish(filingOf(t, corpCode, '필터전자', '단일판매ㆍ공급계약체결'), 'low')).toEqual(tokens(all));
     // No analysis when the push goes: it passes every impact filter, not the category filters.
@@ -191,7 +214,11 @@ describe('quiet hours (PUT /api/v1/push/preferences) with a moved clock', () => 
     clock.set(LATE_EVENING);
   });
 
-  const put = (auth: string, body: unknown) => request(t.http).put('/api/v1/push/preferences').set('Authorization', auth).send(body as object);
+  const put = (auth: string, body: unknown) =>
+    request(t.http)
+      .put('/api/v1/push/preferences')
+      .set('Authorization', auth)
+      .send(body as object);
   const sentTo = (token: string) => sender.messages().filter((message) => message.token === token);
   const release = async (at: Date) => {
     clock.set(at);
@@ -348,7 +375,12 @@ describe('quiet hours (PUT /api/v1/push/preferences) with a moved clock', () => 
     for (const filing of filings) await t.app.get(DisclosureIngestService).saveNew([filing], 'monitor');
     for (const filing of filings) expect(await expanded(t, filing.rcept_no)).toEqual({ held: 1, now: 0 });
 
-    const other = await startTestApp({ database: t.database, clock, rateLimits: RELAXED_RATE_LIMITS, overrides: [{ provide: PushSender, useValue: sender }] });
+    const other = await startTestApp({
+      database: t.database,
+      clock,
+      rateLimits: RELAXED_RATE_LIMITS,
+      overrides: [{ provide: PushSender, useValue: sender }],
+    });
     try {
       clock.set(kst('2026-11-25', '07:00'));
       const dispatchers = [t, other].map((app) => app.app.get(PushDispatcher));
@@ -356,7 +388,9 @@ describe('quiet hours (PUT /api/v1/push/preferences) with a moved clock', () => 
       await Promise.all(dispatchers.map((dispatcher) => dispatcher.drain()));
       await eventually(async () => sentTo(user.token).length > 0);
       await Promise.all(dispatchers.map((dispatcher) => dispatcher.drain()));
-      expect(sentTo(user.token)).toEqual([expect.objectContaining({ title: '관심 기업 새 공시 3건', data: { rcept_no: filings[2].rcept_no, corp_code: corpCode } })]);
+      expect(sentTo(user.token)).toEqual([
+        expect.objectContaining({ title: '관심 기업 새 공시 3건', data: { rcept_no: filings[2].rcept_no, corp_code: corpCode } }),
+      ]);
     } finally {
       await other.close();
     }

@@ -133,7 +133,10 @@ describe('the push carries the one-line summary', () => {
       created_at: new Date(Date.now() - 3_600_000 + i),
     }));
     await insertFilings(t.dataSource, backlog);
-    await insertAnalyses(t.dataSource, backlog.map((filing) => ({ rcept_no: filing.rcept_no, status: 'PENDING' as const })));
+    await insertAnalyses(
+      t.dataSource,
+      backlog.map((filing) => ({ rcept_no: filing.rcept_no, status: 'PENDING' as const })),
+    );
     const corpCode = t.sandbox.control.companiesIn('K')[0].corpCode;
     await watcher(t, corpCode);
     const filing = await newFiling(t, corpCode);

@@ -20,9 +20,15 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
   const newFcmToken = () => `dev${++serial}Xq3kZQ0e0b8sX:APA91bH${'a1_B-'.repeat(28)}${serial}`;
   const bearer = (userId: number) => bearerFor(t, userId);
   const register = (userId: number, body: unknown) =>
-    request(t.http).post(PATH).set('Authorization', bearer(userId)).send(body as object);
+    request(t.http)
+      .post(PATH)
+      .set('Authorization', bearer(userId))
+      .send(body as object);
   const unregister = (userId: number, body: unknown) =>
-    request(t.http).delete(PATH).set('Authorization', bearer(userId)).send(body as object);
+    request(t.http)
+      .delete(PATH)
+      .set('Authorization', bearer(userId))
+      .send(body as object);
 
   interface StoredToken {
     user_id: number;
@@ -31,17 +37,11 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
     updated_at: Date;
   }
   const rowsOf = (fcmToken: string) =>
-    t.dataSource.query<StoredToken[]>(
-      'SELECT user_id, platform, created_at, updated_at FROM push_tokens WHERE fcm_token = $1',
-      [fcmToken],
-    );
+    t.dataSource.query<StoredToken[]>('SELECT user_id, platform, created_at, updated_at FROM push_tokens WHERE fcm_token = $1', [fcmToken]);
   const tokensOfUser = async (userId: number) =>
-    (
-      await t.dataSource.query<{ fcm_token: string }[]>(
-        'SELECT fcm_token FROM push_tokens WHERE user_id = $1 ORDER BY id',
-        [userId],
-      )
-    ).map((row) => row.fcm_token);
+    (await t.dataSource.query<{ fcm_token: string }[]>('SELECT fcm_token FROM push_tokens WHERE user_id = $1 ORDER BY id', [userId])).map(
+      (row) => row.fcm_token,
+    );
 
   describe('authentication', () => {
     it.each(['post', 'delete'] as const)('answers 401 to %s without a valid JWT and stores nothing', async (method) => {

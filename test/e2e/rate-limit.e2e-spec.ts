@@ -111,8 +111,9 @@ describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) =>
       const token = await tokenFor(t, '6200');
       const ip = freshIp();
       const answers = await statuses(
-        Array.from({ length: 12 }, () => () =>
-          request(t.http).get('/api/v1/auth/me').set(TEST_CLIENT_IP_HEADER, ip).set('Authorization', `Bearer ${token}`),
+        Array.from(
+          { length: 12 },
+          () => () => request(t.http).get('/api/v1/auth/me').set(TEST_CLIENT_IP_HEADER, ip).set('Authorization', `Bearer ${token}`),
         ),
       );
       expect(answers).toEqual(Array(12).fill(200));
@@ -217,7 +218,10 @@ describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) =>
       it('is keyed by the address the proxy wrote (right-most), not by addresses the client prepended', async () => {
         const ip = freshIp();
         const answers = await statuses(
-          Array.from({ length: 11 }, (_, i) => () => request(keyed.http).post('/api/v1/anything').set(TEST_CLIENT_IP_HEADER, `6.6.6.${i}, ${ip}`)),
+          Array.from(
+            { length: 11 },
+            (_, i) => () => request(keyed.http).post('/api/v1/anything').set(TEST_CLIENT_IP_HEADER, `6.6.6.${i}, ${ip}`),
+          ),
         );
         expect(answers).toEqual([...Array(10).fill(404), 429]);
       });
@@ -225,22 +229,30 @@ describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) =>
       it('reads repeated headers as one list joined in order', async () => {
         const ip = freshIp();
         const answers = await statuses(
-          Array.from({ length: 11 }, (_, i) => () =>
-            request(keyed.http)
-              .post('/api/v1/anything')
-              .set(TEST_CLIENT_IP_HEADER, [`6.6.7.${i}`, ip] as unknown as string),
+          Array.from(
+            { length: 11 },
+            (_, i) => () =>
+              request(keyed.http)
+                .post('/api/v1/anything')
+                .set(TEST_CLIENT_IP_HEADER, [`6.6.7.${i}`, ip] as unknown as string),
           ),
         );
         expect(answers).toEqual([...Array(10).fill(404), 429]);
       });
 
       it('with TRUSTED_PROXY_HOPS=2 takes the address the outer proxy wrote', async () => {
-        const twoProxies = await startTestApp({ database: t.database, rateLimits: NO_REFILL, env: { TRUSTED_PROXY_HOPS: '2', RATE_LIMIT_STORE: store } });
+        const twoProxies = await startTestApp({
+          database: t.database,
+          rateLimits: NO_REFILL,
+          env: { TRUSTED_PROXY_HOPS: '2', RATE_LIMIT_STORE: store },
+        });
         try {
           const ip = freshIp();
           const answers = await statuses(
-            Array.from({ length: 11 }, (_, i) => () =>
-              request(twoProxies.http).post('/api/v1/anything').set(TEST_CLIENT_IP_HEADER, `6.6.8.${i}, ${ip}, 10.0.0.${i}`),
+            Array.from(
+              { length: 11 },
+              (_, i) => () =>
+                request(twoProxies.http).post('/api/v1/anything').set(TEST_CLIENT_IP_HEADER, `6.6.8.${i}, ${ip}, 10.0.0.${i}`),
             ),
           );
           expect(answers).toEqual([...Array(10).fill(404), 429]);
@@ -254,7 +266,10 @@ describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) =>
       const ip = freshIp();
       const spellings = ['/API/V1/AUTH/idp1/token', '/api/v1/Auth/idp1/token/', '/Api/V1/auth/IDP1/TOKEN', '/api/v1/auth/idp1/token'];
       const signInAt = (path: string, i: number) =>
-        request(keyed.http).post(path).set(TEST_CLIENT_IP_HEADER, ip).send({ access_token: `user-${5200 + i}` });
+        request(keyed.http)
+          .post(path)
+          .set(TEST_CLIENT_IP_HEADER, ip)
+          .send({ access_token: `user-${5200 + i}` });
       // Each spelling reaches the sign-in route, and all of them share one bucket.
       const answers = await statuses(Array.from({ length: 5 }, (_, i) => () => signInAt(spellings[i % spellings.length], i)));
       expect(answers).toEqual(Array(5).fill(200));
@@ -265,7 +280,12 @@ describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) =>
     });
 
     it('spellings Express does not route to /api/v1/auth never reach it', async () => {
-      for (const path of ['/api/v1/%61uth/idp1/token', '/api/v1/auth%2Fidp1/token', '//api/v1/auth/idp1/token', '/api/v1/auth/idp1/token%20']) {
+      for (const path of [
+        '/api/v1/%61uth/idp1/token',
+        '/api/v1/auth%2Fidp1/token',
+        '//api/v1/auth/idp1/token',
+        '/api/v1/auth/idp1/token%20',
+      ]) {
         const res = await request(keyed.http).post(path).set(TEST_CLIENT_IP_HEADER, freshIp()).send({ access_token: 'user-5300' });
         expect({ path, status: res.status }).toEqual({ path, status: 404 });
       }
@@ -284,11 +304,13 @@ describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) =>
 
     it('without TRUSTED_CLIENT_IP_HEADER the socket address is the key, so forwarded headers cannot dodge the limit', async () => {
       const answers = await statuses(
-        Array.from({ length: 11 }, (_, i) => () =>
-          request(direct.http)
-            .post('/api/v1/anything')
-            .set('X-Forwarded-For', `198.51.100.${i}`)
-            .set(TEST_CLIENT_IP_HEADER, `198.51.100.${i}`),
+        Array.from(
+          { length: 11 },
+          (_, i) => () =>
+            request(direct.http)
+              .post('/api/v1/anything')
+              .set('X-Forwarded-For', `198.51.100.${i}`)
+              .set(TEST_CLIENT_IP_HEADER, `198.51.100.${i}`),
         ),
       );
       expect(answers).toEqual([...Array(10).fill(404), 429]);

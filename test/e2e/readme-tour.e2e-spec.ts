@@ -77,7 +77,10 @@ describe('the README tour, as written, against npm start', () => {
     expect(published).toMatchObject({ corp_code: corpCode });
     const [message] = JSON.parse(outputOf(/\/admin\/push\/messages/)) as Array<Record<string, unknown>>;
     // The push carries the one-liner; a filing without a readable document goes with its report name.
-    const analysis = (await (await fetch(`${api}/api/v1/ai/analyze/${published.rcept_no as string}`)).json()) as { status: string; one_liner: string };
+    const analysis = (await (await fetch(`${api}/api/v1/ai/analyze/${published.rcept_no as string}`)).json()) as {
+      status: string;
+      one_liner: string;
+    };
     expect(['COMPLETED', 'UNAVAILABLE']).toContain(analysis.status);
     expect(message).toMatchObject({
       fcm_token: 'alice-phone',

@@ -152,12 +152,23 @@ describe('a server that cannot start', () => {
   /** One clear line naming the cause, exit 1, well within a minute: never a hang or a silent rejection. */
   async function expectOneLineFailure(env: Record<string, string>, cause: RegExp): Promise<void> {
     const started = Date.now();
-    const server = startServer({ APP_ENV: 'local', PORT: '0', LOG_LEVEL: 'info', DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(32), ...NO_SANDBOX, ...env });
+    const server = startServer({
+      APP_ENV: 'local',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      DATA_DIR: dataDir,
+      JWT_SECRET: 'x'.repeat(32),
+      ...NO_SANDBOX,
+      ...env,
+    });
     const code = await Promise.race([server.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
     if (code === 'still running') server.child.kill('SIGKILL');
     expect(code).toBe(1);
     expect(Date.now() - started).toBeLessThan(60_000);
-    const failures = server.output().split('\n').filter((line) => /could not start/.test(line));
+    const failures = server
+      .output()
+      .split('\n')
+      .filter((line) => /could not start/.test(line));
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatch(cause);
     expect(server.output()).not.toMatch(/UnhandledPromiseRejection|ERR_UNHANDLED/);
@@ -172,7 +183,10 @@ describe('a server that cannot start', () => {
   }, 120_000);
 
   it('a database that refuses connections', async () => {
-    await expectOneLineFailure({ DATABASE_URL: 'postgres://postgres:pw@127.0.0.1:1/briefing' }, /the database at 127\.0\.0\.1:1 is unreachable/);
+    await expectOneLineFailure(
+      { DATABASE_URL: 'postgres://postgres:pw@127.0.0.1:1/briefing' },
+      /the database at 127\.0\.0\.1:1 is unreachable/,
+    );
   }, 90_000);
 
   it('a wrong password', async () => {
@@ -192,7 +206,10 @@ describe('a server that cannot start', () => {
     await new Promise((resolve) => taken.once('listening', resolve));
     const { port } = taken.address() as net.AddressInfo;
     try {
-      await expectOneLineFailure({ DATABASE_URL: withPath(cluster.url, '/postgres'), PORT: String(port) }, new RegExp(`port ${port} is already in use`));
+      await expectOneLineFailure(
+        { DATABASE_URL: withPath(cluster.url, '/postgres'), PORT: String(port) },
+        new RegExp(`port ${port} is already in use`),
+      );
     } finally {
       taken.close();
     }
@@ -216,7 +233,12 @@ describe('the embedded PostgreSQL in a private directory', () => {
     expect(fs.statSync(privateDir).mode & 0o777).toBe(0o700);
     const lines: string[] = [];
     const requested = path.join(privateDir, 'app', '.data', 'postgres');
-    const db = await startEmbeddedPostgres({ clusterDir: requested, databaseName: 'briefing', persistent: false, log: (line) => lines.push(line) });
+    const db = await startEmbeddedPostgres({
+      clusterDir: requested,
+      databaseName: 'briefing',
+      persistent: false,
+      log: (line) => lines.push(line),
+    });
     try {
       const client = new Client({ connectionString: db.url });
       await client.connect();
@@ -299,12 +321,16 @@ describe('a fleet of three server processes on one database', () => {
     await waitFor(leader, /listening on http:\/\/localhost:(\d+)/, 120_000);
     const followers = [startServer(env()), startServer(env())];
     running.push(...followers);
-    const ports = await Promise.all(followers.map(async (server) => (await waitFor(server, /listening on http:\/\/localhost:(\d+)/, 60_000))[1]));
+    const ports = await Promise.all(
+      followers.map(async (server) => (await waitFor(server, /listening on http:\/\/localhost:(\d+)/, 60_000))[1]),
+    );
     expect(heldBy(leader)).toEqual(expect.arrayContaining(['backfill', 'disclosure-monitor']));
     for (const follower of followers) expect(heldBy(follower)).toEqual([]);
 
     // A backfill of a few past days, paced so that it is half done when the leader dies.
-    const past = [...new Set(sandbox.control.filings().map((filing) => filing.rcept_dt))].filter((day) => day < sandbox.control.today()).sort();
+    const past = [...new Set(sandbox.control.filings().map((filing) => filing.rcept_dt))]
+      .filter((day) => day < sandbox.control.today())
+      .sort();
     const [fromDate, toDate] = [past.at(-4)!, past.at(-1)!];
     const upstream = sandbox.control.filings().filter((filing) => filing.rcept_dt >= fromDate && filing.rcept_dt <= toDate);
     expect(upstream.length).toBeGreaterThan(20);
@@ -325,7 +351,9 @@ describe('a fleet of three server processes on one database', () => {
       return now.status === 'running' ? null : now;
     }, 60_000);
     expect(done).toMatchObject({ status: 'completed', total: upstream.length, processed: upstream.length, failed: 0 });
-    const stored = await countRows('SELECT count(*) AS n FROM disclosures WHERE rcept_no = ANY($1)', [upstream.map((filing) => filing.rcept_no)]);
+    const stored = await countRows('SELECT count(*) AS n FROM disclosures WHERE rcept_no = ANY($1)', [
+      upstream.map((filing) => filing.rcept_no),
+    ]);
     expect(stored).toBe(upstream.length);
 
     // The monitor now runs on the survivor: a new filing reaches every instance.

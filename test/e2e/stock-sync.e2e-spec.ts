@@ -21,8 +21,7 @@ describe('stock master sync', () => {
     request(t.http)
       .post(`/api/v1/admin/stocks/sync${mode ? `?mode=${mode}` : ''}`)
       .set('X-Admin-Key', ADMIN_KEY);
-  const status = async () =>
-    (await request(t.http).get('/api/v1/admin/stocks/sync/status').set('X-Admin-Key', ADMIN_KEY).expect(200)).body;
+  const status = async () => (await request(t.http).get('/api/v1/admin/stocks/sync/status').set('X-Admin-Key', ADMIN_KEY).expect(200)).body;
   const finished = () => eventually(async () => ((await status()).status === 'running' ? null : status()));
   const stocks = async () =>
     (await t.dataSource.query('SELECT corp_code, corp_name, stock_code, market_type FROM stocks ORDER BY corp_code')) as StockRow[];
@@ -38,7 +37,15 @@ describe('stock master sync', () => {
       .sort((a, b) => a.corp_code.localeCompare(b.corp_code));
 
   it('reports idle before the first sync', async () => {
-    expect(await status()).toMatchObject({ status: 'idle', mode: null, phase: null, total: 0, processed: 0, rate_per_second: null, eta_seconds: null });
+    expect(await status()).toMatchObject({
+      status: 'idle',
+      mode: null,
+      phase: null,
+      total: 0,
+      processed: 0,
+      rate_per_second: null,
+      eta_seconds: null,
+    });
   });
 
   it('answers 400 for an unknown mode', async () => {

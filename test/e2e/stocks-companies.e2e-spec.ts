@@ -31,7 +31,8 @@ describe('stocks and companies', () => {
         ['10000010', '전자랜드', '005931', 'K'],
         ['10000011', 'back\\slash', '300100', 'K'],
       ];
-      for (let i = 0; i < 30; i++) stocks.push([`2000${String(i).padStart(4, '0')}`, `반도체${String(i).padStart(2, '0')}`, `9${String(i).padStart(5, '0')}`, 'K']);
+      for (let i = 0; i < 30; i++)
+        stocks.push([`2000${String(i).padStart(4, '0')}`, `반도체${String(i).padStart(2, '0')}`, `9${String(i).padStart(5, '0')}`, 'K']);
       await t.dataSource.query(
         `INSERT INTO stocks (corp_code, corp_name, stock_code, market_type)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])`,
@@ -108,7 +109,14 @@ describe('stocks and companies', () => {
       ];
       await insertFilings(
         t.dataSource,
-        filings.map(([rcept_no, corp_code, corp_name, stock_code, rcept_dt]) => ({ rcept_no, corp_code, corp_name, stock_code, report_name: 'report', rcept_dt })),
+        filings.map(([rcept_no, corp_code, corp_name, stock_code, rcept_dt]) => ({
+          rcept_no,
+          corp_code,
+          corp_name,
+          stock_code,
+          report_name: 'report',
+          rcept_dt,
+        })),
       );
       await insertAnalyses(
         t.dataSource,
@@ -167,7 +175,12 @@ describe('stocks and companies', () => {
       const listed = t.sandbox.control.companiesIn('Y')[0];
       const before = companyRequests();
       const first = await get(`/api/v1/companies/${listed.corpCode}`).expect(200);
-      expect(first.body).toMatchObject({ corp_code: listed.corpCode, corp_name: listed.corpName, stock_code: listed.stockCode, corp_cls: 'Y' });
+      expect(first.body).toMatchObject({
+        corp_code: listed.corpCode,
+        corp_name: listed.corpName,
+        stock_code: listed.stockCode,
+        corp_cls: 'Y',
+      });
       expect(first.headers['cache-control']).toBe('public, max-age=600');
       expect(companyRequests()).toBe(before + 1);
 
@@ -205,10 +218,13 @@ describe('stocks and companies', () => {
       expect(companyRequests()).toBe(before + 1);
     });
 
-    it.each(['1234', 'abcdefgh', '123456789', '1234567a', '%20%2012345678'])('answers 400 VALIDATION_FAILED for the malformed code %s', async (code) => {
-      const before = companyRequests();
-      expect((await get(`/api/v1/companies/${code}`).expect(400)).body.code).toBe('VALIDATION_FAILED');
-      expect(companyRequests()).toBe(before);
-    });
+    it.each(['1234', 'abcdefgh', '123456789', '1234567a', '%20%2012345678'])(
+      'answers 400 VALIDATION_FAILED for the malformed code %s',
+      async (code) => {
+        const before = companyRequests();
+        expect((await get(`/api/v1/companies/${code}`).expect(400)).body.code).toBe('VALIDATION_FAILED');
+        expect(companyRequests()).toBe(before);
+      },
+    );
   });
 });

@@ -44,7 +44,12 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
           {
             subscriptionGroupIdentifier: '21000000',
             lastTransactions: [
-              { status: answer.status, originalTransactionId: id, signedTransactionInfo: answer.transaction, signedRenewalInfo: answer.renewal },
+              {
+                status: answer.status,
+                originalTransactionId: id,
+                signedTransactionInfo: answer.transaction,
+                signedRenewalInfo: answer.renewal,
+              },
             ],
           },
         ],
@@ -135,14 +140,22 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
 
   const bearer = (userId: number) => bearerFor(t, userId);
   const verify = (userId: number, token: string, productId = 'service.pro.monthly') =>
-    request(t.http).post('/api/v1/subscription/verify').set('Authorization', bearer(userId)).send({ platform: 'ios', token, product_id: productId });
+    request(t.http)
+      .post('/api/v1/subscription/verify')
+      .set('Authorization', bearer(userId))
+      .send({ platform: 'ios', token, product_id: productId });
   const notify = (signedPayload: string) => request(t.http).post('/internal/store-a-notifications').send({ signedPayload });
   const userRow = async (userId: number) =>
     (
-      await t.dataSource.query<{ premium_tier: string; premium_until: Date | null; premium_platform: string | null; premium_tx_ref: string | null; downgraded_at: Date | null }[]>(
-        'SELECT premium_tier, premium_until, premium_platform, premium_tx_ref, downgraded_at FROM users WHERE id = $1',
-        [userId],
-      )
+      await t.dataSource.query<
+        {
+          premium_tier: string;
+          premium_until: Date | null;
+          premium_platform: string | null;
+          premium_tx_ref: string | null;
+          downgraded_at: Date | null;
+        }[]
+      >('SELECT premium_tier, premium_until, premium_platform, premium_tx_ref, downgraded_at FROM users WHERE id = $1', [userId])
     )[0];
   const limits = async (userId: number) => {
     const quota = await request(t.http).get('/api/v1/quota').set('Authorization', bearer(userId)).expect(200);
@@ -169,8 +182,18 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
       // The app's (older) transaction names pro; the store's current state says max.
       const res = await verify(userId, await transaction(originalId)).expect(200);
 
-      expect(res.body).toEqual({ active: true, tier: 'max', premium_until: new Date(expires).toISOString(), product_id: 'service.max.monthly' });
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'max', premium_until: new Date(expires), premium_platform: 'ios', premium_tx_ref: originalId });
+      expect(res.body).toEqual({
+        active: true,
+        tier: 'max',
+        premium_until: new Date(expires).toISOString(),
+        product_id: 'service.max.monthly',
+      });
+      expect(await userRow(userId)).toMatchObject({
+        premium_tier: 'max',
+        premium_until: new Date(expires),
+        premium_platform: 'ios',
+        premium_tx_ref: originalId,
+      });
       expect(await limits(userId)).toEqual({ tier: 'max', weekly: 200, capacity: 100 });
     });
 
@@ -211,7 +234,11 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
         premium_until: androidUntil.toISOString(),
         product_id: 'service.pro.monthly',
       });
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_platform: 'android', premium_tx_ref: 'android-purchase-token' });
+      expect(await userRow(userId)).toMatchObject({
+        premium_tier: 'pro',
+        premium_platform: 'android',
+        premium_tx_ref: 'android-purchase-token',
+      });
     });
 
     it('402 for a transaction signed by another chain (forged), before asking Apple', async () => {
@@ -257,13 +284,21 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
     it('DID_RENEW refreshes premium_until', async () => {
       const { userId, originalId } = await subscriber();
       const renewed = t.clock.nowMs() + 60 * DAY_MS;
-      await notify(await notification('DID_RENEW', { transaction: await transaction(originalId, { expires: renewed }) })).expect(200, { status: 'applied' });
+      await notify(await notification('DID_RENEW', { transaction: await transaction(originalId, { expires: renewed }) })).expect(200, {
+        status: 'applied',
+      });
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_until: new Date(renewed) });
     });
 
     it('DID_CHANGE_RENEWAL_PREF (upgrade) moves the user to max at once', async () => {
       const { userId, originalId } = await subscriber();
-      await notify(await notification('DID_CHANGE_RENEWAL_PREF', { transaction: await transaction(originalId, { productId: 'service.max.monthly' }) }, { subtype: 'UPGRADE' })).expect(200);
+      await notify(
+        await notification(
+          'DID_CHANGE_RENEWAL_PREF',
+          { transaction: await transaction(originalId, { productId: 'service.max.monthly' }) },
+          { subtype: 'UPGRADE' },
+        ),
+      ).expect(200);
       expect(await limits(userId)).toEqual({ tier: 'max', weekly: 200, capacity: 100 });
     });
 
@@ -271,13 +306,21 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
       const { userId, originalId } = await subscriber();
       const graceEnd = t.clock.nowMs() + 16 * DAY_MS;
       const lapsed = await transaction(originalId, { expires: t.clock.nowMs() - 1000 });
-      await notify(await notification('DID_FAIL_TO_RENEW', { transaction: lapsed, renewal: await renewalInfo(originalId, graceEnd) }, { subtype: 'GRACE_PERIOD' })).expect(200);
+      await notify(
+        await notification(
+          'DID_FAIL_TO_RENEW',
+          { transaction: lapsed, renewal: await renewalInfo(originalId, graceEnd) },
+          { subtype: 'GRACE_PERIOD' },
+        ),
+      ).expect(200);
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_until: new Date(graceEnd), downgraded_at: null });
       expect(await limits(userId)).toEqual({ tier: 'pro', weekly: 60, capacity: 30 });
 
       t.clock.set(new Date(graceEnd + 60_000));
       answers.set(originalId, { status: 2, transaction: lapsed });
-      await notify(await notification('GRACE_PERIOD_EXPIRED', { transaction: lapsed, renewal: await renewalInfo(originalId, graceEnd) })).expect(200);
+      await notify(
+        await notification('GRACE_PERIOD_EXPIRED', { transaction: lapsed, renewal: await renewalInfo(originalId, graceEnd) }),
+      ).expect(200);
       // The downgrade took effect when the grace period ended.
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', downgraded_at: new Date(graceEnd) });
       expect(await limits(userId)).toEqual({ tier: 'none', weekly: 10, capacity: 3 });
@@ -311,15 +354,24 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
       await notify(await notification(type, { transaction: signed })).expect(200, { status: 'applied' });
       // A refund or revocation dates the downgrade at its revocationDate.
       const droppedAt = revoked ? new Date(t.clock.nowMs() - 1000) : t.clock.now();
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'none', premium_until: null, premium_tx_ref: null, downgraded_at: droppedAt });
+      expect(await userRow(userId)).toMatchObject({
+        premium_tier: 'none',
+        premium_until: null,
+        premium_tx_ref: null,
+        downgraded_at: droppedAt,
+      });
       expect(await limits(userId)).toEqual({ tier: 'none', weekly: 10, capacity: 3 });
     });
 
     it('acknowledges a repeated notificationUUID without applying it again', async () => {
       const { userId, originalId } = await subscriber();
       const uuid = randomUUID();
-      await notify(await notification('DID_RENEW', { transaction: await transaction(originalId) }, { uuid })).expect(200, { status: 'applied' });
-      await notify(await notification('EXPIRED', { transaction: await transaction(originalId) }, { uuid })).expect(200, { status: 'duplicate' });
+      await notify(await notification('DID_RENEW', { transaction: await transaction(originalId) }, { uuid })).expect(200, {
+        status: 'applied',
+      });
+      await notify(await notification('EXPIRED', { transaction: await transaction(originalId) }, { uuid })).expect(200, {
+        status: 'duplicate',
+      });
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro' });
       const rows = await t.dataSource.query("SELECT 1 FROM store_notifications WHERE platform = 'ios' AND notification_id = $1", [uuid]);
       expect(rows).toHaveLength(1);
@@ -327,8 +379,14 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
 
     it('keeps SUBSCRIBED for a transaction never verified, and a later verify binds it', async () => {
       const originalId = newOriginalId();
-      await notify(await notification('SUBSCRIBED', { transaction: await transaction(originalId) }, { subtype: 'INITIAL_BUY' })).expect(200, { status: 'applied' });
-      const kept = await t.dataSource.query<{ user_id: number | null }[]>("SELECT user_id FROM store_purchases WHERE platform = 'ios' AND store_ref = $1", [originalId]);
+      await notify(await notification('SUBSCRIBED', { transaction: await transaction(originalId) }, { subtype: 'INITIAL_BUY' })).expect(
+        200,
+        { status: 'applied' },
+      );
+      const kept = await t.dataSource.query<{ user_id: number | null }[]>(
+        "SELECT user_id FROM store_purchases WHERE platform = 'ios' AND store_ref = $1",
+        [originalId],
+      );
       expect(kept).toEqual([{ user_id: null }]);
 
       const userId = await createUser(t.dataSource);
@@ -338,9 +396,18 @@ describe('iOS store: verify and POST /internal/store-a-notifications', () => {
     });
 
     it.each([
-      ['a forged signature', async (originalId: string) => notification('EXPIRED', { transaction: await transaction(originalId) }, { signer: foreignChain })],
-      ['another bundle', async (originalId: string) => notification('EXPIRED', { transaction: await transaction(originalId), bundleId: 'com.other.app' })],
-      ['a forged transaction inside a genuine payload', async (originalId: string) => notification('EXPIRED', { transaction: await transaction(originalId, {}, foreignChain) })],
+      [
+        'a forged signature',
+        async (originalId: string) => notification('EXPIRED', { transaction: await transaction(originalId) }, { signer: foreignChain }),
+      ],
+      [
+        'another bundle',
+        async (originalId: string) => notification('EXPIRED', { transaction: await transaction(originalId), bundleId: 'com.other.app' }),
+      ],
+      [
+        'a forged transaction inside a genuine payload',
+        async (originalId: string) => notification('EXPIRED', { transaction: await transaction(originalId, {}, foreignChain) }),
+      ],
     ])('refuses %s with 401 and changes nothing', async (_label, build) => {
       const { userId, originalId } = await subscriber();
       await notify(await build(originalId)).expect(401);

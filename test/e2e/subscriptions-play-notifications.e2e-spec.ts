@@ -125,7 +125,11 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
   async function subscribedUser(tier: 'pro' | 'max' = 'pro'): Promise<{ userId: number; token: string }> {
     const id = await createUser(t.dataSource);
     const token = unique('purchase');
-    answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: `service.${tier}.monthly`, expiry: new Date(t.clock.nowMs() + 5 * DAY_MS) });
+    answers.set(token, {
+      state: 'SUBSCRIPTION_STATE_ACTIVE',
+      productId: `service.${tier}.monthly`,
+      expiry: new Date(t.clock.nowMs() + 5 * DAY_MS),
+    });
     await request(t.http)
       .post('/api/v1/subscription/verify')
       .set('Authorization', bearerFor(t, id))
@@ -141,15 +145,12 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
       )
     )[0];
   const quotaOf = async (userId: number) =>
-    (
-      await request(t.http)
-        .get('/api/v1/quota')
-        .set('Authorization', bearerFor(t, userId))
-        .expect(200)
-    ).body as { tier: string; weekly_limit: number };
+    (await request(t.http).get('/api/v1/quota').set('Authorization', bearerFor(t, userId)).expect(200)).body as {
+      tier: string;
+      weekly_limit: number;
+    };
   const recorded = async (messageId: string) =>
-    (await t.dataSource.query("SELECT 1 FROM store_notifications WHERE platform = 'android' AND notification_id = $1", [messageId]))
-      .length;
+    (await t.dataSource.query("SELECT 1 FROM store_notifications WHERE platform = 'android' AND notification_id = $1", [messageId])).length;
 
   it('RENEWED: re-reads the purchase and refreshes premium_until', async () => {
     const { userId, token } = await subscribedUser();
@@ -191,12 +192,21 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
   });
 
   const voided = (purchaseToken: string, eventTime: number) =>
-    envelope({ version: '1.0', packageName: PACKAGE, eventTimeMillis: String(eventTime), voidedPurchaseNotification: { purchaseToken, refundType: 1 } });
+    envelope({
+      version: '1.0',
+      packageName: PACKAGE,
+      eventTimeMillis: String(eventTime),
+      voidedPurchaseNotification: { purchaseToken, refundType: 1 },
+    });
 
   it('a voided purchase (refund) withdraws the entitlement once the re-read confirms it, dated at the refund', async () => {
     const { userId, token } = await subscribedUser();
     const refundedAt = t.clock.nowMs() - 5000;
-    answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.pro.monthly', expiry: new Date(t.clock.nowMs() + 5 * DAY_MS) });
+    answers.set(token, {
+      state: 'SUBSCRIPTION_STATE_EXPIRED',
+      productId: 'service.pro.monthly',
+      expiry: new Date(t.clock.nowMs() + 5 * DAY_MS),
+    });
 
     await push(voided(token, refundedAt)).expect(200, { status: 'applied' });
 
@@ -278,10 +288,13 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
   describe('real envelopes', () => {
     it("applies a real RENEWED push (both spellings of messageId) with a real body of a license tester's purchase", async () => {
       const body = realJson('edufox-renewed-envelope.json') as { message: { messageId: string; data: string } };
-      const token = (JSON.parse(Buffer.from(body.message.data, 'base64').toString('utf8')) as { subscriptionNotification: { purchaseToken: string } })
-        .subscriptionNotification.purchaseToken;
+      const token = (
+        JSON.parse(Buffer.from(body.message.data, 'base64').toString('utf8')) as { subscriptionNotification: { purchaseToken: string } }
+      ).subscriptionNotification.purchaseToken;
       answers.set(token, { body: realJson('reef-subscriptionsv2-expired-test-purchase.json') });
-      await t.dataSource.query("DELETE FROM store_notifications WHERE platform = 'android' AND notification_id = $1", [body.message.messageId]);
+      await t.dataSource.query("DELETE FROM store_notifications WHERE platform = 'android' AND notification_id = $1", [
+        body.message.messageId,
+      ]);
 
       await push(body).expect(200, { status: 'applied' });
       await push({ ...body, message: { ...body.message, messageId: undefined } }).expect(200, { status: 'duplicate' });
@@ -338,7 +351,12 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
       const { userId, token: oldToken } = await subscribedUser('max');
       const newToken = unique('upgraded');
       const newExpiry = new Date(t.clock.nowMs() + 30 * DAY_MS);
-      answers.set(newToken, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: newExpiry, linkedPurchaseToken: oldToken });
+      answers.set(newToken, {
+        state: 'SUBSCRIPTION_STATE_ACTIVE',
+        productId: 'service.pro.monthly',
+        expiry: newExpiry,
+        linkedPurchaseToken: oldToken,
+      });
       const changedAt = t.clock.nowMs() - 2000;
 
       // PURCHASED of the new token: it belongs to the old token's user and replaces it.
@@ -346,7 +364,11 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_until: newExpiry, downgraded_at: new Date(changedAt) });
 
       // The old token's EXPIRED, before any verify of the new one.
-      answers.set(oldToken, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.max.monthly', expiry: new Date(t.clock.nowMs() - 1000) });
+      answers.set(oldToken, {
+        state: 'SUBSCRIPTION_STATE_EXPIRED',
+        productId: 'service.max.monthly',
+        expiry: new Date(t.clock.nowMs() - 1000),
+      });
       await push(envelope(subscriptionEvent(oldToken, 13))).expect(200, { status: 'applied' });
 
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_until: newExpiry });
@@ -372,7 +394,11 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
       await push(envelope(subscriptionEvent(newToken, 4))).expect(200, { status: 'applied' });
 
       const id = await createUser(t.dataSource);
-      answers.set(oldToken, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.pro.monthly', expiry: new Date(t.clock.nowMs() - 1000) });
+      answers.set(oldToken, {
+        state: 'SUBSCRIPTION_STATE_EXPIRED',
+        productId: 'service.pro.monthly',
+        expiry: new Date(t.clock.nowMs() - 1000),
+      });
       await request(t.http)
         .post('/api/v1/subscription/verify')
         .set('Authorization', bearerFor(t, id))
@@ -386,7 +412,11 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
   describe('authentication', () => {
     async function expectRefused(token: string | undefined, query = '') {
       const { userId, token: purchase } = await subscribedUser();
-      answers.set(purchase, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.pro.monthly', expiry: new Date(t.clock.nowMs() - 1) });
+      answers.set(purchase, {
+        state: 'SUBSCRIPTION_STATE_EXPIRED',
+        productId: 'service.pro.monthly',
+        expiry: new Date(t.clock.nowMs() - 1),
+      });
       const body = envelope(subscriptionEvent(purchase, 13));
       let req = request(t.http).post(`/internal/store-b-notifications${query}`);
       if (token !== undefined) req = req.set('Authorization', `Bearer ${token}`);
@@ -398,10 +428,10 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
 
     it('refuses a push without a token', async () => expectRefused(undefined));
     it('refuses a token for another audience', async () => expectRefused(await oidcToken({ aud: 'https://other.example.com/push' })));
-    it('refuses a token of another service account', async () => expectRefused(await oidcToken({ email: 'intruder@example.iam.gserviceaccount.com' })));
+    it('refuses a token of another service account', async () =>
+      expectRefused(await oidcToken({ email: 'intruder@example.iam.gserviceaccount.com' })));
     it('refuses an unverified email', async () => expectRefused(await oidcToken({ emailVerified: false })));
-    it('refuses a token signed with another key (forged signature)', async () =>
-      expectRefused(await oidcToken({}, otherKey.privateKey)));
+    it('refuses a token signed with another key (forged signature)', async () => expectRefused(await oidcToken({}, otherKey.privateKey)));
     it('refuses a wrong shared secret', async () => expectRefused(undefined, '?token=wrong-secret'));
 
     it("answers 503, not 401, while Google's signing certificates cannot be fetched, and accepts the redelivery", async () => {
@@ -418,7 +448,11 @@ describe('POST /internal/store-b-notifications (Pub/Sub push of the Android stor
         .sign(signingKey.privateKey);
       certsDown = true;
       try {
-        const res = await request(t.http).post('/internal/store-b-notifications').set('Authorization', `Bearer ${freshToken}`).send(body).expect(503);
+        const res = await request(t.http)
+          .post('/internal/store-b-notifications')
+          .set('Authorization', `Bearer ${freshToken}`)
+          .send(body)
+          .expect(503);
         expect(res.body).toMatchObject({ code: 'STORE_UNAVAILABLE' });
       } finally {
         certsDown = false;

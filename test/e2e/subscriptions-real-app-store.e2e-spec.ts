@@ -64,7 +64,10 @@ describe('App Store with real Apple-signed sandbox payloads, in a production dep
     api = await startHttpDouble((req: IncomingMessage, res: ServerResponse) => {
       const id = decodeURIComponent((req.url ?? '').slice(STATUS_PATH.length).split('?')[0]);
       if (id !== ORIGINAL_ID || 'httpStatus' in answer) {
-        return sendJson(res, 'httpStatus' in answer ? answer.httpStatus : 404, { errorCode: 4040010, errorMessage: 'Transaction id not found.' });
+        return sendJson(res, 'httpStatus' in answer ? answer.httpStatus : 404, {
+          errorCode: 4040010,
+          errorMessage: 'Transaction id not found.',
+        });
       }
       sendJson(res, 200, {
         environment: 'Sandbox',
@@ -74,7 +77,12 @@ describe('App Store with real Apple-signed sandbox payloads, in a production dep
           {
             subscriptionGroupIdentifier: '21000000',
             lastTransactions: [
-              { status: answer.status, originalTransactionId: ORIGINAL_ID, signedTransactionInfo: answer.transaction, signedRenewalInfo: answer.renewal },
+              {
+                status: answer.status,
+                originalTransactionId: ORIGINAL_ID,
+                signedTransactionInfo: answer.transaction,
+                signedRenewalInfo: answer.renewal,
+              },
             ],
           },
         ],
@@ -150,7 +158,11 @@ describe('App Store with real Apple-signed sandbox payloads, in a production dep
 
     await notify(EXPIRED_OF_OCT_2).expect(200, { status: 'stale' });
 
-    expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_until: new Date('2025-10-06T05:25:18Z'), downgraded_at: null });
+    expect(await userRow(userId)).toMatchObject({
+      premium_tier: 'pro',
+      premium_until: new Date('2025-10-06T05:25:18Z'),
+      downgraded_at: null,
+    });
     // Older than the stored state: nothing to confirm with Apple.
     expect(api.requests.length).toBe(calls);
     expect(await purchase()).toMatchObject({ transaction_id: '2000001027701898' });
@@ -188,7 +200,11 @@ describe('App Store with real Apple-signed sandbox payloads, in a production dep
 
     await notify(REFUND_OF_OCT_13_PERIOD).expect(200, { status: 'applied' });
 
-    expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_until: new Date('2025-10-16T05:25:14Z'), downgraded_at: null });
+    expect(await userRow(userId)).toMatchObject({
+      premium_tier: 'pro',
+      premium_until: new Date('2025-10-16T05:25:14Z'),
+      downgraded_at: null,
+    });
     expect(await purchase()).toMatchObject({ transaction_id: '2000001035288486', entitled_until: new Date('2025-10-16T05:25:14Z') });
   });
 

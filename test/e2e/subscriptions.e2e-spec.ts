@@ -122,7 +122,11 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     it('takes the tier from the store product, not from the request product_id', async () => {
       const userId = await createUser(t.dataSource);
       const token = newToken();
-      answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.max.monthly', expiry: new Date(NOW.getTime() + DAY_MS) });
+      answers.set(token, {
+        state: 'SUBSCRIPTION_STATE_ACTIVE',
+        productId: 'service.max.monthly',
+        expiry: new Date(NOW.getTime() + DAY_MS),
+      });
 
       const res = await verify(userId, android(token, 'service.pro.monthly')).expect(200);
 
@@ -164,7 +168,11 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
     it('withdraws the entitlement of the same purchase when the store now reports it expired, and records the downgrade', async () => {
       const token = newToken();
       const userId = await createUser(t.dataSource, { tier: 'max', until: new Date(NOW.getTime() + 10 * DAY_MS), txRef: token });
-      answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.max.monthly', expiry: new Date(NOW.getTime() - DAY_MS) });
+      answers.set(token, {
+        state: 'SUBSCRIPTION_STATE_EXPIRED',
+        productId: 'service.max.monthly',
+        expiry: new Date(NOW.getTime() - DAY_MS),
+      });
 
       await verify(userId, android(token, 'service.max.monthly')).expect(200, { active: false, tier: 'none' });
 
@@ -182,7 +190,11 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       const until = new Date(NOW.getTime() + 10 * DAY_MS);
       const userId = await createUser(t.dataSource, { tier: 'pro', until, txRef: 'another-purchase' });
       const token = newToken();
-      answers.set(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() - DAY_MS) });
+      answers.set(token, {
+        state: 'SUBSCRIPTION_STATE_EXPIRED',
+        productId: 'service.pro.monthly',
+        expiry: new Date(NOW.getTime() - DAY_MS),
+      });
 
       await verify(userId, android(token)).expect(200, {
         active: true,
@@ -211,14 +223,23 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
 
       t.clock.set(new Date(maxUntil.getTime() + 30_000));
       await t.app.get(DowngradeCleanupService).runAll();
-      expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', premium_until: proUntil, premium_tx_ref: token, downgraded_at: maxUntil });
+      expect(await userRow(userId)).toMatchObject({
+        premium_tier: 'pro',
+        premium_until: proUntil,
+        premium_tx_ref: token,
+        downgraded_at: maxUntil,
+      });
       expect(await limits(userId)).toEqual({ tier: 'pro', weekly: 60, capacity: 30 });
     });
 
     it('sends the service-account bearer to the store and asks for the configured package', async () => {
       const userId = await createUser(t.dataSource);
       const token = newToken();
-      answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() + DAY_MS) });
+      answers.set(token, {
+        state: 'SUBSCRIPTION_STATE_ACTIVE',
+        productId: 'service.pro.monthly',
+        expiry: new Date(NOW.getTime() + DAY_MS),
+      });
       const before = play.requests.length;
 
       await verify(userId, android(token)).expect(200);
@@ -263,7 +284,11 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       it('409 UNKNOWN_PRODUCT for a valid purchase of a product the service does not sell', async () => {
         const userId = await createUser(t.dataSource);
         const token = newToken();
-        answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'other.gold.yearly', expiry: new Date(NOW.getTime() + DAY_MS) });
+        answers.set(token, {
+          state: 'SUBSCRIPTION_STATE_ACTIVE',
+          productId: 'other.gold.yearly',
+          expiry: new Date(NOW.getTime() + DAY_MS),
+        });
         const res = await verify(userId, android(token, 'other.gold.yearly')).expect(409);
         expect(res.body).toMatchObject({ statusCode: 409, code: 'UNKNOWN_PRODUCT' });
         await expectUntouched(userId);
@@ -272,7 +297,11 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       it('409 UNKNOWN_PRODUCT when the request names a product the service does not sell', async () => {
         const userId = await createUser(t.dataSource);
         const token = newToken();
-        answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() + DAY_MS) });
+        answers.set(token, {
+          state: 'SUBSCRIPTION_STATE_ACTIVE',
+          productId: 'service.pro.monthly',
+          expiry: new Date(NOW.getTime() + DAY_MS),
+        });
         await verify(userId, android(token, 'service.ultra.monthly')).expect(409);
         await expectUntouched(userId);
       });
@@ -315,8 +344,17 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
 
       it('entitles exactly one of two users verifying the same purchase at once', async () => {
         const token = newToken();
-        answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() + DAY_MS) });
-        const users = await Promise.all([createUser(t.dataSource), createUser(t.dataSource), createUser(t.dataSource), createUser(t.dataSource)]);
+        answers.set(token, {
+          state: 'SUBSCRIPTION_STATE_ACTIVE',
+          productId: 'service.pro.monthly',
+          expiry: new Date(NOW.getTime() + DAY_MS),
+        });
+        const users = await Promise.all([
+          createUser(t.dataSource),
+          createUser(t.dataSource),
+          createUser(t.dataSource),
+          createUser(t.dataSource),
+        ]);
 
         const results = await Promise.all(users.map((userId) => verify(userId, android(token))));
 
@@ -328,7 +366,9 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
         expect(n).toBe(1);
         const owners = await t.dataSource.query<{ user_id: number }[]>('SELECT user_id FROM store_purchases WHERE store_ref = $1', [token]);
         expect(owners).toHaveLength(1);
-        const [holder] = await t.dataSource.query<{ id: number }[]>("SELECT id FROM users WHERE id = ANY($1) AND premium_tier = 'pro'", [users]);
+        const [holder] = await t.dataSource.query<{ id: number }[]>("SELECT id FROM users WHERE id = ANY($1) AND premium_tier = 'pro'", [
+          users,
+        ]);
         expect(owners[0].user_id).toBe(holder.id);
       });
     });
@@ -343,22 +383,21 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       for (let i = 0; i < count; i++) {
         const code = String(10_000_000 + userId * 1000 + i);
         codes.push(code);
-        await t.dataSource.query(
-          "INSERT INTO watch_stocks (user_id, corp_code, corp_name, created_at) VALUES ($1, $2, 'company', $3)",
-          [userId, code, new Date(NOW.getTime() - (count - i) * 60_000)],
-        );
+        await t.dataSource.query("INSERT INTO watch_stocks (user_id, corp_code, corp_name, created_at) VALUES ($1, $2, 'company', $3)", [
+          userId,
+          code,
+          new Date(NOW.getTime() - (count - i) * 60_000),
+        ]);
       }
       return codes;
     }
     const entryCodes = async (userId: number) =>
       (
-        await t.dataSource.query<{ corp_code: string }[]>(
-          'SELECT corp_code FROM watch_stocks WHERE user_id = $1 ORDER BY created_at',
-          [userId],
-        )
+        await t.dataSource.query<{ corp_code: string }[]>('SELECT corp_code FROM watch_stocks WHERE user_id = $1 ORDER BY created_at', [
+          userId,
+        ])
       ).map((row) => row.corp_code);
-    const readWatchlist = (userId: number) =>
-      request(t.http).get('/api/v1/watchlist').set('Authorization', bearer(userId)).expect(200);
+    const readWatchlist = (userId: number) => request(t.http).get('/api/v1/watchlist').set('Authorization', bearer(userId)).expect(200);
 
     /** A pro user with 5 entries whose purchase the store then reports expired at NOW. */
     async function downgradedUser(): Promise<{ userId: number; codes: string[]; token: string }> {
@@ -414,7 +453,11 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
       const { userId, codes, token } = await downgradedUser();
 
       t.clock.set(new Date(NOW.getTime() + 3 * DAY_MS));
-      answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(NOW.getTime() + 40 * DAY_MS) });
+      answers.set(token, {
+        state: 'SUBSCRIPTION_STATE_ACTIVE',
+        productId: 'service.pro.monthly',
+        expiry: new Date(NOW.getTime() + 40 * DAY_MS),
+      });
       await verify(userId, android(token)).expect(200);
       expect((await userRow(userId)).downgraded_at).toBeNull();
 
@@ -466,7 +509,11 @@ describe('subscriptions: POST /api/v1/subscription/verify (Android) and the down
 
       t.clock.set(new Date(until.getTime() + 2 * DAY_MS));
       const token = newToken();
-      answers.set(token, { state: 'SUBSCRIPTION_STATE_ACTIVE', productId: 'service.pro.monthly', expiry: new Date(until.getTime() + 40 * DAY_MS) });
+      answers.set(token, {
+        state: 'SUBSCRIPTION_STATE_ACTIVE',
+        productId: 'service.pro.monthly',
+        expiry: new Date(until.getTime() + 40 * DAY_MS),
+      });
       await verify(userId, android(token)).expect(200);
       expect(await userRow(userId)).toMatchObject({ premium_tier: 'pro', downgraded_at: until, downgraded_from: 'max' });
 

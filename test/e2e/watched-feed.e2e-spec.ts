@@ -50,10 +50,10 @@ describe('GET /api/v1/watchlist/disclosures: one feed of everything followed', (
     );
     alice = await createUser(t.dataSource);
     bob = await createUser(t.dataSource);
-    await t.dataSource.query(
-      'INSERT INTO watch_stocks (user_id, corp_code, corp_name) SELECT $1, c, c FROM unnest($2::text[]) AS x(c)',
-      [alice, WATCHED],
-    );
+    await t.dataSource.query('INSERT INTO watch_stocks (user_id, corp_code, corp_name) SELECT $1, c, c FROM unnest($2::text[]) AS x(c)', [
+      alice,
+      WATCHED,
+    ]);
     await t.dataSource.query("INSERT INTO watch_stocks (user_id, corp_code, corp_name) VALUES ($1, $2, 'x')", [bob, UNWATCHED]);
     expected = filings
       .filter((filing) => WATCHED.includes(filing.corp_code))

@@ -41,15 +41,19 @@ describe('watchlist: /api/v1/watchlist', () => {
 
   const bearer = (userId: number) => bearerFor(t, userId);
   const list = (userId: number) => request(t.http).get('/api/v1/watchlist').set('Authorization', bearer(userId));
-  const capacity = (userId: number) =>
-    request(t.http).get('/api/v1/watchlist/capacity').set('Authorization', bearer(userId));
+  const capacity = (userId: number) => request(t.http).get('/api/v1/watchlist/capacity').set('Authorization', bearer(userId));
   const add = (userId: number, body: unknown) =>
-    request(t.http).post('/api/v1/watchlist').set('Authorization', bearer(userId)).send(body as object);
+    request(t.http)
+      .post('/api/v1/watchlist')
+      .set('Authorization', bearer(userId))
+      .send(body as object);
   const addCorp = (userId: number, n: number) => add(userId, { corp_code: corpCode(n) });
-  const remove = (userId: number, code: string) =>
-    request(t.http).delete(`/api/v1/watchlist/${code}`).set('Authorization', bearer(userId));
+  const remove = (userId: number, code: string) => request(t.http).delete(`/api/v1/watchlist/${code}`).set('Authorization', bearer(userId));
   const setNotify = (userId: number, code: string, body: unknown) =>
-    request(t.http).patch(`/api/v1/watchlist/${code}/notify`).set('Authorization', bearer(userId)).send(body as object);
+    request(t.http)
+      .patch(`/api/v1/watchlist/${code}/notify`)
+      .set('Authorization', bearer(userId))
+      .send(body as object);
 
   const storedEntries = (userId: number) =>
     t.dataSource.query<{ corp_code: string; corp_name: string; stock_code: string | null; notify_enabled: boolean }[]>(
@@ -64,11 +68,7 @@ describe('watchlist: /api/v1/watchlist', () => {
       [userId, numbers.map(corpCode), numbers.map(corpName), numbers.map(stockCode)],
     );
   const setCreatedAt = (userId: number, n: number, at: string) =>
-    t.dataSource.query('UPDATE watch_stocks SET created_at = $3 WHERE user_id = $1 AND corp_code = $2', [
-      userId,
-      corpCode(n),
-      at,
-    ]);
+    t.dataSource.query('UPDATE watch_stocks SET created_at = $3 WHERE user_id = $1 AND corp_code = $2', [userId, corpCode(n), at]);
 
   describe('authentication', () => {
     it.each([
@@ -204,7 +204,10 @@ describe('watchlist: /api/v1/watchlist', () => {
 
     it('lets a pro user add up to 30 and refuses the 31st', async () => {
       const userId = await createUser(t.dataSource, PRO_NEXT_MONTH);
-      await insertEntries(userId, Array.from({ length: 28 }, (_, i) => 100 + i));
+      await insertEntries(
+        userId,
+        Array.from({ length: 28 }, (_, i) => 100 + i),
+      );
       await addCorp(userId, 10).expect(201);
       await addCorp(userId, 11).expect(201);
       const full = await addCorp(userId, 12).expect(409);
@@ -259,9 +262,7 @@ describe('watchlist: /api/v1/watchlist', () => {
         min_impact: null,
         created_at: '2026-11-12T00:00:00.000Z',
       });
-      expect((await list(other).expect(200)).body.map((entry: { corp_code: string }) => entry.corp_code)).toEqual([
-        corpCode(44),
-      ]);
+      expect((await list(other).expect(200)).body.map((entry: { corp_code: string }) => entry.corp_code)).toEqual([corpCode(44)]);
     });
 
     it('lists newest first without touching created_at by hand', async () => {
@@ -397,7 +398,10 @@ describe('watchlist: /api/v1/watchlist', () => {
 
     it('fills the last places of a pro user exactly under parallel adds', async () => {
       const userId = await createUser(t.dataSource, PRO_NEXT_MONTH);
-      await insertEntries(userId, Array.from({ length: 28 }, (_, i) => 100 + i));
+      await insertEntries(
+        userId,
+        Array.from({ length: 28 }, (_, i) => 100 + i),
+      );
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => addCorp(userId, 80 + i)));
       expect(results.filter((res) => res.status === 201)).toHaveLength(2);
       expect(results.filter((res) => res.status === 409)).toHaveLength(8);
@@ -450,10 +454,7 @@ describe('watchlist: /api/v1/watchlist', () => {
         .set('X-Confirm-Withdraw', 'yes')
         .expect(204);
 
-      const [{ n }] = await t.dataSource.query<{ n: number }[]>(
-        'SELECT count(*)::int AS n FROM watch_stocks WHERE user_id = $1',
-        [userId],
-      );
+      const [{ n }] = await t.dataSource.query<{ n: number }[]>('SELECT count(*)::int AS n FROM watch_stocks WHERE user_id = $1', [userId]);
       expect(n).toBe(0);
       expect(await storedEntries(other)).toHaveLength(1);
     });
@@ -472,7 +473,15 @@ describe('watchlist: /api/v1/watchlist', () => {
       expect(doc.paths['/api/v1/watchlist/capacity'].get.responses['200'].content['application/json'].schema).toEqual(
         json('WatchlistCapacityResponse'),
       );
-      expect(Object.keys(doc.paths['/api/v1/watchlist/{corpCode}'].delete.responses).sort()).toEqual(['204', '400', '401', '404', '429', '500', '503']);
+      expect(Object.keys(doc.paths['/api/v1/watchlist/{corpCode}'].delete.responses).sort()).toEqual([
+        '204',
+        '400',
+        '401',
+        '404',
+        '429',
+        '500',
+        '503',
+      ]);
       const notify = doc.paths['/api/v1/watchlist/{corpCode}/notify'].patch;
       expect(notify.requestBody.content['application/json'].schema).toEqual(json('SetNotifyRequest'));
       expect(Object.keys(notify.responses).sort()).toEqual(['200', '400', '401', '404', '413', '415', '429', '500', '503']);

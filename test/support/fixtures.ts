@@ -54,7 +54,9 @@ export async function createUser(db: Queryable, user: UserFixture = {}): Promise
 
 /** Inserts `count` free users in one statement and returns their ids. */
 export async function createUsers(db: Queryable, count: number): Promise<number[]> {
-  const rows = await db.query<{ id: number }[]>("INSERT INTO users (premium_tier) SELECT 'none' FROM generate_series(1, $1) RETURNING id", [count]);
+  const rows = await db.query<{ id: number }[]>("INSERT INTO users (premium_tier) SELECT 'none' FROM generate_series(1, $1) RETURNING id", [
+    count,
+  ]);
   return rows.map((row) => row.id);
 }
 

@@ -10,9 +10,7 @@ export interface HttpDouble {
 }
 
 /** A real HTTP server on a loopback port, standing in for an outside service. */
-export async function startHttpDouble(
-  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
-): Promise<HttpDouble> {
+export async function startHttpDouble(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<HttpDouble> {
   const requests: HttpDouble['requests'] = [];
   const server = createServer((req, res) => {
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });

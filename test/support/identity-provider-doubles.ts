@@ -69,7 +69,10 @@ export interface OidcDouble extends HttpDouble {
   /** What the JWKS endpoint answers from now on (default: the published key). */
   keySet: KeySetAnswer;
   /** Signs an identity token; claims and key can be overridden to forge bad ones. */
-  sign(claims: { sub?: string; iss?: string; aud?: string; expiresAt?: Date; issuedAt?: Date }, key?: 'published' | 'foreign'): Promise<string>;
+  sign(
+    claims: { sub?: string; iss?: string; aud?: string; expiresAt?: Date; issuedAt?: Date },
+    key?: 'published' | 'foreign',
+  ): Promise<string>;
 }
 
 /** An OpenID provider: a JWKS endpoint publishing a key the test generated, and a signer. */

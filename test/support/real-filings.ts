@@ -31,7 +31,11 @@ export function samsungAnnualReportMarkup(): string {
 }
 
 /** An analysis input for an excerpt, with the metadata the disclosure list would give. */
-export function realInput(file: string, meta: Partial<FilingMeta> & Pick<FilingMeta, 'corpName' | 'reportName'>, maxChars?: number): AnalysisInput {
+export function realInput(
+  file: string,
+  meta: Partial<FilingMeta> & Pick<FilingMeta, 'corpName' | 'reportName'>,
+  maxChars?: number,
+): AnalysisInput {
   const rceptNo = /(\d{14})/.exec(file)?.[1] ?? '20250101000000';
   return analysisInput({ rceptNo, rceptDt: rceptNo.slice(0, 8), ...meta }, realDocument(file), maxChars);
 }

@@ -35,7 +35,9 @@ async function withAdmin<T>(server: string, work: (client: Client) => Promise<T>
  */
 export async function createDatabase(adminUrl: string, prefix: string, template?: string): Promise<TestDatabase & { name: string }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await withAdmin(adminUrl, (client) => client.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`));
+  await withAdmin(adminUrl, (client) =>
+    client.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`),
+  );
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {

@@ -41,7 +41,7 @@ export class AnalysisKeyFigureDto implements AnalysisKeyFigure {
     example: '2025-01-01~2025-12-31',
     maxLength: L.periodMaxChars,
     description:
-      'The period the figure belongs to: YYYY-MM-DD~YYYY-MM-DD for revenue and profit, YYYY-MM-DD for a balance such as total assets; null for a decision\'s figures (a contract amount, a ratio). Absent in results of schema_version 1.',
+      "The period the figure belongs to: YYYY-MM-DD~YYYY-MM-DD for revenue and profit, YYYY-MM-DD for a balance such as total assets; null for a decision's figures (a contract amount, a ratio). Absent in results of schema_version 1.",
   })
   period: string | null;
 }
@@ -65,7 +65,11 @@ export class AnalysisResultDto implements AnalysisResult {
   })
   schema_version: typeof ANALYSIS_SCHEMA_VERSION;
 
-  @ApiProperty({ maxLength: L.headlineMaxChars, description: 'The one-liner', example: '가나다전자, 520억원 규모 반도체 장비 공급계약 체결' })
+  @ApiProperty({
+    maxLength: L.headlineMaxChars,
+    description: 'The one-liner',
+    example: '가나다전자, 520억원 규모 반도체 장비 공급계약 체결',
+  })
   headline: string;
 
   @ApiProperty({

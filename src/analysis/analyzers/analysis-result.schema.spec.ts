@@ -77,7 +77,10 @@ describe('the analysis result schema', () => {
       expect(Object.keys(properties)).toEqual(['label', 'value', 'unit', 'period']);
       expect(properties.value).toEqual({ anyOf: [{ type: 'number' }, { type: 'string' }], description: expect.any(String) });
       expect(properties.unit).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] });
-      expect(properties.period).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }], description: expect.stringContaining('YYYY-MM-DD') });
+      expect(properties.period).toMatchObject({
+        anyOf: [{ type: 'string' }, { type: 'null' }],
+        description: expect.stringContaining('YYYY-MM-DD'),
+      });
     });
   });
 
@@ -103,12 +106,20 @@ describe('the analysis result schema', () => {
       ['an unknown impact direction', { impact: { level: 'high', direction: 'sideways', reason: '이유' } }, /impact\.direction/],
       ['one key point', { key_points: ['하나뿐'] }, /key_points/],
       ['seven key points', { key_points: ['1', '2', '3', '4', '5', '6', '7'] }, /key_points/],
-      ['nine key figures', { key_figures: Array.from({ length: 9 }, () => ({ label: '수', value: 1, unit: null, period: null })) }, /key_figures/],
+      [
+        'nine key figures',
+        { key_figures: Array.from({ length: 9 }, () => ({ label: '수', value: 1, unit: null, period: null })) },
+        /key_figures/,
+      ],
       ['a key figure without its period (version 1)', { key_figures: [{ label: '수', value: 1, unit: null }] }, /key_figures\.0\.period/],
       ['six risks', { risks: ['1', '2', '3', '4', '5', '6'] }, /risks/],
       ['an empty summary', { summary: '   ' }, /summary/],
       ['version 1', { schema_version: 1 }, /schema_version/],
-      ['a figure value of the wrong type', { key_figures: [{ label: '수', value: true, unit: '원', period: null }] }, /key_figures\.0\.value/],
+      [
+        'a figure value of the wrong type',
+        { key_figures: [{ label: '수', value: true, unit: '원', period: null }] },
+        /key_figures\.0\.value/,
+      ],
     ])('refuses %s as a transient failure', (_name, change, field) => {
       const error = failureOf(() => parseAnalysisResult({ ...validAnswer(), ...change }));
       expect(error.transient).toBe(true);
@@ -159,7 +170,10 @@ describe('the analysis result schema', () => {
       expect(JSON.stringify((result.properties as Node).category)).toContain('"$ref":"#/components/schemas/AnalysisCategory"');
       expect(schemas.AnalysisCategory).toMatchObject({ enum: [...ANALYSIS_CATEGORIES] });
       expect((result.properties as Node).impact).toEqual({ $ref: '#/components/schemas/AnalysisImpactDto' });
-      expect((result.properties as Node).key_figures).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/AnalysisKeyFigureDto' } });
+      expect((result.properties as Node).key_figures).toMatchObject({
+        type: 'array',
+        items: { $ref: '#/components/schemas/AnalysisKeyFigureDto' },
+      });
 
       const jsonImpact = analysisResultJsonSchema.properties.impact as Node;
       expect(Object.keys(schemas.AnalysisImpactDto.properties as Node)).toEqual(Object.keys(jsonImpact.properties as Node));

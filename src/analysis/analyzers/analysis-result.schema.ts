@@ -81,9 +81,7 @@ const keyFigureSchema = z.object({
   value: z
     .union([z.number(), line(L.figureTextMaxChars)])
     .describe('원문의 수치. 숫자로 쓸 수 있으면 쉼표 없는 숫자(예: 45000000000), 아니면 원문 표기 그대로의 문자열'),
-  unit: line(L.unitMaxChars)
-    .nullable()
-    .describe('단위 (예: 원, 억원, 백만원, 주, %, 배). 단위가 없으면 null'),
+  unit: line(L.unitMaxChars).nullable().describe('단위 (예: 원, 억원, 백만원, 주, %, 배). 단위가 없으면 null'),
   period: line(L.periodMaxChars)
     .nullable()
     .describe(
@@ -110,10 +108,7 @@ export const analysisResultSchema = z.object({
     .describe(`투자자가 알아야 할 핵심 사실 ${L.keyPoints.min}~${L.keyPoints.max}개, 각 ${L.itemMaxChars}자 이내`),
   category: z
     .enum(ANALYSIS_CATEGORIES)
-    .describe(
-      '공시 분류: ' +
-        ANALYSIS_CATEGORIES.map((category) => `${category} ${ANALYSIS_CATEGORY_LABELS[category]}`).join(', '),
-    ),
+    .describe('공시 분류: ' + ANALYSIS_CATEGORIES.map((category) => `${category} ${ANALYSIS_CATEGORY_LABELS[category]}`).join(', ')),
   sentiment: z.enum(SENTIMENTS).describe('기존 주주 입장에서 본 공시의 성격'),
   impact: impactSchema.describe('예상되는 영향'),
   key_figures: z

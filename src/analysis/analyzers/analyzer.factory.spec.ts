@@ -74,7 +74,10 @@ describe('AnalyzersModule', () => {
   it('counts the model calls of the provider in upstream_requests_total', async () => {
     const server = await startModelServerDouble();
     try {
-      server.answerWith({ status: 200, body: { choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(validAnswer()) }, finish_reason: 'stop' }] } });
+      server.answerWith({
+        status: 200,
+        body: { choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(validAnswer()) }, finish_reason: 'stop' }] },
+      });
       const env = { AI_PROVIDER: 'openai', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server.url}/v1` };
       const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(loadConfig(env)), MetricsModule, AnalyzersModule] })
         .setLogger({ log: () => undefined, warn: () => undefined, error: () => undefined })

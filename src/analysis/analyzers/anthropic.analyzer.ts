@@ -1,12 +1,7 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import type { AppConfig } from '../../config/app-config';
-import {
-  ANALYSIS_RESULT_SCHEMA_NAME,
-  type AnalysisResult,
-  analysisResultJsonSchema,
-  parseAnalysisResult,
-} from './analysis-result.schema';
+import { ANALYSIS_RESULT_SCHEMA_NAME, type AnalysisResult, analysisResultJsonSchema, parseAnalysisResult } from './analysis-result.schema';
 import { Analyzer, AnalyzerError, type AnalysisInput, type AnalyzerOutput } from './analyzer';
 import {
   describeError,

@@ -29,7 +29,9 @@ describe('BuiltinAnalyzer', () => {
     const result = await resultOf(RIGHTS_OFFERING);
     expect(result.category).toBe('capital_raise');
     // Two purposes: the line names neither (one would pass for the whole raise).
-    expect(result.headline).toBe('가나다바이오, 유상증자 결정: 신주(보통주) 4,000,000주, 발행가액(보통주) 8,000원, 주주배정후 실권주 일반공모');
+    expect(result.headline).toBe(
+      '가나다바이오, 유상증자 결정: 신주(보통주) 4,000,000주, 발행가액(보통주) 8,000원, 주주배정후 실권주 일반공모',
+    );
     expect(figure(result, '시설자금')).toEqual({ label: '시설자금', value: 20_000_000_000, unit: '원', period: null });
     expect(figure(result, '운영자금')).toMatchObject({ value: 12_000_000_000, unit: '원' });
     expect(figure(result, '신주')).toMatchObject({ value: 4_000_000, unit: '주' });
@@ -45,7 +47,9 @@ describe('BuiltinAnalyzer', () => {
   it('reads a supply contract (단일판매ㆍ공급계약 체결): amount, share of revenue, counterparty', async () => {
     const result = await resultOf(SUPPLY_CONTRACT);
     expect(result.category).toBe('contract');
-    expect(result.headline).toBe('에이비씨케미칼, 단일판매ㆍ공급계약 체결: 2차전지 양극재 공급계약, 계약금액 520억원, 매출액 대비 34.67%, 계약상대 글로벌배터리 주식회사');
+    expect(result.headline).toBe(
+      '에이비씨케미칼, 단일판매ㆍ공급계약 체결: 2차전지 양극재 공급계약, 계약금액 520억원, 매출액 대비 34.67%, 계약상대 글로벌배터리 주식회사',
+    );
     expect(figure(result, '계약금액')).toEqual({ label: '계약금액', value: 52_000_000_000, unit: '원', period: null });
     expect(figure(result, '매출액 대비')).toMatchObject({ value: 34.67, unit: '%' });
     expect(result.sentiment).toBe('positive');
@@ -74,7 +78,11 @@ describe('BuiltinAnalyzer', () => {
     const result = await resultOf(SHORT_NOTICE);
     expect(result.category).toBe('other');
     expect(result.headline).toBe('라온소프트, 기업설명회(IR)개최(안내공시)');
-    expect(result.key_points).toEqual(['개최일시: 2025-03-20 14:00', '개최장소: 서울 여의도 본사 대회의실', '참가대상: 국내외 기관투자자 및 애널리스트']);
+    expect(result.key_points).toEqual([
+      '개최일시: 2025-03-20 14:00',
+      '개최장소: 서울 여의도 본사 대회의실',
+      '참가대상: 국내외 기관투자자 및 애널리스트',
+    ]);
     expect(result.key_figures).toEqual([]);
     expect(result.risks).toEqual([]);
     expect(result).toMatchObject({ sentiment: 'neutral', impact: { level: 'low', direction: 'unclear' } });
@@ -120,7 +128,8 @@ describe('BuiltinAnalyzer', () => {
     const result = await resultOf({
       ...SUPPLY_CONTRACT,
       corpName: '아주아주긴이름을가진글로벌첨단소재및에너지솔루션홀딩스주식회사',
-      reportName: '[기재정정]단일판매ㆍ공급계약체결(자율공시)(종속회사의 주요경영사항) 및 해외 자회사 공급 물량 변경에 관한 매우 긴 정정 공시 제목',
+      reportName:
+        '[기재정정]단일판매ㆍ공급계약체결(자율공시)(종속회사의 주요경영사항) 및 해외 자회사 공급 물량 변경에 관한 매우 긴 정정 공시 제목',
     });
     // Too long even without the facts: cut at a word, marked.
     expect(result.headline).toMatch(/^아주아주긴이름을가진\S+, \[정정\] 단일판매ㆍ공급계약체결.*…$/);

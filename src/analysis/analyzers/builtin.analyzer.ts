@@ -119,7 +119,8 @@ function scoreSegments(segments: readonly Segment[]): ScoredSegment[] {
 /** The facts as one or two sentences: the opinion, the main lines with their change, or the decision. */
 function factSentences(facts: FilingFacts): string[] {
   const sentences: string[] = [];
-  if (facts.opinion !== null) sentences.push(`감사의견은 ${facts.opinion.value}${facts.auditor === null ? '' : `(감사인 ${facts.auditor})`}입니다.`);
+  if (facts.opinion !== null)
+    sentences.push(`감사의견은 ${facts.opinion.value}${facts.auditor === null ? '' : `(감사인 ${facts.auditor})`}입니다.`);
   const lines = (['revenue', 'operating_profit', 'net_profit'] as const).flatMap((item) => {
     const current = facts.financials.find((fact) => fact.item === item && fact.term === 'current');
     if (current === undefined) return [];
@@ -147,14 +148,16 @@ function summary(input: AnalysisInput, title: string, scored: readonly ScoredSeg
 
 function risks(input: AnalysisInput, category: string, scored: readonly ScoredSegment[]): string[] {
   const report = input.facts.family === 'audit' || input.facts.family === 'periodic';
-  const isRisk = (text: string): boolean => (report ? REPORT_RISK_WORDS.test(text) && !REPORT_BOILERPLATE.test(text) : RISK_WORDS.test(text));
+  const isRisk = (text: string): boolean =>
+    report ? REPORT_RISK_WORDS.test(text) && !REPORT_BOILERPLATE.test(text) : RISK_WORDS.test(text);
   const found = scored
     .filter((item) => !item.segment.isTableRow && isRisk(item.segment.text) && !BOILERPLATE.test(item.segment.text))
     .sort((a, b) => b.score - a.score || a.segment.index - b.segment.index)
     .slice(0, 3)
     .map((item) => cutAtWord(unbulleted(item.segment.text), KEY_POINT_MAX_CHARS));
   const opinion = input.facts.opinion?.value;
-  if (opinion === '의견거절' || opinion === '부적정') found.unshift(`감사의견 ${opinion}: 상장회사라면 상장폐지 사유에 해당할 수 있습니다.`);
+  if (opinion === '의견거절' || opinion === '부적정')
+    found.unshift(`감사의견 ${opinion}: 상장회사라면 상장폐지 사유에 해당할 수 있습니다.`);
   if (opinion === '한정') found.unshift('감사의견 한정: 상장회사라면 관리종목 지정 사유에 해당할 수 있습니다.');
   if (category === 'capital_raise' && /유상증자|전환사채|신주인수권|교환사채/.test(input.reportName)) {
     found.push('신주 발행이나 사채의 주식 전환으로 기존 주주의 지분 가치가 희석될 수 있습니다.');

@@ -34,12 +34,7 @@ export interface ModelCallOptions {
  */
 export function failureFromStatus(service: string, status: number, message: string): AnalyzerError {
   const transient = status === 408 || status === 409 || status === 429 || status >= 500;
-  const hint =
-    status === 401 || status === 403
-      ? ' (check the API key)'
-      : status === 404
-        ? ' (check the model name and the base URL)'
-        : '';
+  const hint = status === 401 || status === 403 ? ' (check the API key)' : status === 404 ? ' (check the model name and the base URL)' : '';
   return new AnalyzerError(transient, `${service} answered HTTP ${status}${hint}: ${message}`);
 }
 

@@ -54,7 +54,10 @@ describe('OpenAiAnalyzer against an OpenAI-compatible server', () => {
     expect(body).toMatchObject({
       model: 'gpt-4.1-mini',
       temperature: 0.2,
-      response_format: { type: 'json_schema', json_schema: { name: 'disclosure_analysis', strict: true, schema: analysisResultJsonSchema } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'disclosure_analysis', strict: true, schema: analysisResultJsonSchema },
+      },
     });
     const messages = body.messages as { role: string; content: string }[];
     expect(messages.map((message) => message.role)).toEqual(['system', 'user']);
@@ -73,7 +76,12 @@ describe('OpenAiAnalyzer against an OpenAI-compatible server', () => {
 
   it('tells the model when the document was cut, and which sections were left out', async () => {
     server.answerWith({ status: 200, body: completion(JSON.stringify(validAnswer())) });
-    const cut: AnalysisInput = { ...SUPPLY_CONTRACT, docLength: 250_000, truncated: true, omittedSections: ['II. 사업의 내용 > 3. 원재료 및 생산설비', 'XII. 상세표'] };
+    const cut: AnalysisInput = {
+      ...SUPPLY_CONTRACT,
+      docLength: 250_000,
+      truncated: true,
+      omittedSections: ['II. 사업의 내용 > 3. 원재료 및 생산설비', 'XII. 상세표'],
+    };
     await analyzer.analyze(cut);
     const messages = (server.requests[0].body as { messages: { content: string }[] }).messages;
     expect(messages[1].content).toContain(`250,000자 중 ${cut.text.length.toLocaleString('en-US')}자만`);

@@ -38,7 +38,8 @@ export function formatChange(current: FinancialFact, prior: FinancialFact | unde
     if (before < 0 && now < 0) return '적자지속';
   }
   // The filing's own rate when it states one: it is computed from its unrounded figures.
-  const change = current.statedChange !== undefined && now > 0 && before > 0 ? Math.round(current.statedChange * 10) / 10 : changePercent(now, before);
+  const change =
+    current.statedChange !== undefined && now > 0 && before > 0 ? Math.round(current.statedChange * 10) / 10 : changePercent(now, before);
   if (change === null) return null;
   return `${change > 0 ? '+' : ''}${change.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 })}%`;
 }

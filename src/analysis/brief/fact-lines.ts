@@ -18,7 +18,12 @@ const ITEM_ORDER: readonly FinancialItem[] = ['revenue', 'operating_profit', 'ne
 export function factKeyFigures(facts: FilingFacts): AnalysisKeyFigure[] {
   const figures: AnalysisKeyFigure[] = [];
   if (facts.opinion !== null) {
-    figures.push({ label: '감사의견', value: facts.opinion.value, unit: null, period: facts.period === null ? null : formatPeriod(facts.period) });
+    figures.push({
+      label: '감사의견',
+      value: facts.opinion.value,
+      unit: null,
+      period: facts.period === null ? null : formatPeriod(facts.period),
+    });
   }
   for (const term of ['current', 'prior'] as const) {
     for (const item of ITEM_ORDER) {

@@ -4,8 +4,11 @@ import { realInput, samsungAnnualReportMarkup } from '../../../test/support/real
 import { analysisInput, withFactKeyFigures } from './filing-brief';
 
 describe('analysisInput', () => {
-  it('gives an audit report\'s facts first: the opinion with its auditor, the main lines exact with unit and period', () => {
-    const input = realInput('20230404002324_00760.audit-qualified-loss.xml', { corpName: '태영에스티엠', reportName: '감사보고서 (2022.12)' });
+  it("gives an audit report's facts first: the opinion with its auditor, the main lines exact with unit and period", () => {
+    const input = realInput('20230404002324_00760.audit-qualified-loss.xml', {
+      corpName: '태영에스티엠',
+      reportName: '감사보고서 (2022.12)',
+    });
     expect(input.factLines.slice(0, 3)).toEqual([
       '보고 기간: 2022-01-01~2022-12-31',
       '감사의견: 한정 (감사인: 이백십호공인회계사감사반(제210호))',
@@ -18,8 +21,11 @@ describe('analysisInput', () => {
     expect(input.docLength).toBe(input.text.length);
   });
 
-  it('decodes DART\'s &cr; everywhere: the text a model reads, the facts, the length', () => {
-    const input = realInput('20220127000408_00760.audit-euckr-disclaimer.xml', { corpName: '남경산업', reportName: '감사보고서 (2021.12)' });
+  it("decodes DART's &cr; everywhere: the text a model reads, the facts, the length", () => {
+    const input = realInput('20220127000408_00760.audit-euckr-disclaimer.xml', {
+      corpName: '남경산업',
+      reportName: '감사보고서 (2021.12)',
+    });
     expect(input.text).not.toMatch(/&cr;|&[a-z]+;/i);
     expect(input.text).toContain('송림공인회계사감사반');
     expect(JSON.stringify(input.facts)).not.toContain('&cr;');
@@ -40,8 +46,11 @@ describe('analysisInput', () => {
 });
 
 describe('withFactKeyFigures', () => {
-  it('leads with the figures read from the filing, each with its period, and keeps the model\'s own that add something', () => {
-    const input = realInput('20260630000641_00760.audit-kgaap-tagged.xml', { corpName: '한국학술정보', reportName: '감사보고서 (2026.03)' });
+  it("leads with the figures read from the filing, each with its period, and keeps the model's own that add something", () => {
+    const input = realInput('20260630000641_00760.audit-kgaap-tagged.xml', {
+      corpName: '한국학술정보',
+      reportName: '감사보고서 (2026.03)',
+    });
     const answer = {
       ...validAnswer(),
       key_figures: [

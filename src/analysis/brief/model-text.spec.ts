@@ -12,7 +12,7 @@ describe('modelText', () => {
     expect(chosen.text.length).toBeGreaterThan(40_000);
   });
 
-  it('chooses a long annual report\'s summary financial information, audit opinion and business overview, in document order', () => {
+  it("chooses a long annual report's summary financial information, audit opinion and business overview, in document order", () => {
     const chosen = modelText(report, 'periodic', 20_000);
     expect(chosen.truncated).toBe(true);
     expect(chosen.text.length).toBeLessThanOrEqual(20_000);
@@ -35,7 +35,9 @@ describe('modelText', () => {
   it('cuts the most wanted section at a line when even it does not fit, and says so', () => {
     const chosen = modelText(report, 'periodic', 2_500);
     expect(chosen.text.length).toBeLessThanOrEqual(2_500);
-    expect(chosen.text).toMatch(/【III\. 재무에 관한 사항 > 1\. 요약재무정보】\n1\. 요약재무정보\n가\. 요약연결재무정보\n\(단위 : 백만원\)\n[^]*\n…\(이하 생략\)…$/);
+    expect(chosen.text).toMatch(
+      /【III\. 재무에 관한 사항 > 1\. 요약재무정보】\n1\. 요약재무정보\n가\. 요약연결재무정보\n\(단위 : 백만원\)\n[^]*\n…\(이하 생략\)…$/,
+    );
     expect(chosen.omitted).toContain('V. 회계감사인의 감사의견 등 > 1. 외부감사에 관한 사항');
   });
 

@@ -93,7 +93,9 @@ export function modelText(document: DartDocument, family: ReportFamily, maxChars
 }
 
 function titleOnly(document: DartDocument, part: Part): boolean {
-  return part.lines.length === 1 && part.lines[0][1] - part.lines[0][0] === 1 && document.lines[part.lines[0][0]].text === part.section?.title;
+  return (
+    part.lines.length === 1 && part.lines[0][1] - part.lines[0][0] === 1 && document.lines[part.lines[0][0]].text === part.section?.title
+  );
 }
 
 /** The line that ends a section cut short. */
@@ -124,7 +126,8 @@ function sectionParts(document: DartDocument): Part[] {
 
 function sectionPath(document: DartDocument, section: DartSection): string {
   const titles: string[] = [];
-  for (let at: number = section.index; at !== -1; at = document.sections[at].parent) titles.unshift(document.sections[at].title || '(제목 없음)');
+  for (let at: number = section.index; at !== -1; at = document.sections[at].parent)
+    titles.unshift(document.sections[at].title || '(제목 없음)');
   return titles.join(' > ');
 }
 

@@ -31,7 +31,8 @@ export function oneLiner(facts: FilingFacts, corpName: string, reportName: strin
     case 'periodic':
       return compose(`${corpName} ${title}`, financialParts(facts));
     case 'event':
-      if (facts.eventKind === 'earnings' && facts.financials.length > 0) return compose(`${corpName} ${earningsTitle(facts)}`, financialParts(facts));
+      if (facts.eventKind === 'earnings' && facts.financials.length > 0)
+        return compose(`${corpName} ${earningsTitle(facts)}`, financialParts(facts));
       return compose(`${corpName}, ${title}`, eventParts(facts.event));
     default:
       return compose(`${corpName}, ${title}`, []);
@@ -40,8 +41,10 @@ export function oneLiner(facts: FilingFacts, corpName: string, reportName: strin
 
 /** Revenue and the operating result (the net result when no operating line was read), with their change. */
 function financialParts(facts: FilingFacts): Array<string | null> {
-  const current = (item: FinancialItem): FinancialFact | undefined => facts.financials.find((fact) => fact.item === item && fact.term === 'current');
-  const prior = (item: FinancialItem): FinancialFact | undefined => facts.financials.find((fact) => fact.item === item && fact.term === 'prior');
+  const current = (item: FinancialItem): FinancialFact | undefined =>
+    facts.financials.find((fact) => fact.item === item && fact.term === 'current');
+  const prior = (item: FinancialItem): FinancialFact | undefined =>
+    facts.financials.find((fact) => fact.item === item && fact.term === 'prior');
   const items: FinancialItem[] = current('operating_profit') !== undefined ? ['revenue', 'operating_profit'] : ['revenue', 'net_profit'];
   return items.map((item) => {
     const fact = current(item);

@@ -37,7 +37,7 @@ describe('markupToText', () => {
     );
   });
 
-  it('reads malformed markup without throwing: unclosed P and TD, mismatched case, stray & and unknown entities, DART\'s &cr; as a line break', () => {
+  it("reads malformed markup without throwing: unclosed P and TD, mismatched case, stray & and unknown entities, DART's &cr; as a line break", () => {
     const markup = `<BODY><SECTION-1><title>1. 개요</TITLE>
 <P>첫 문단은 닫히지 않는다
 <P>R&D 투자와 M&A 계획 &amp; 일정 &cr;둘째 줄 &Cr; 셋째 줄 &unknown; 그대로
@@ -46,12 +46,23 @@ describe('markupToText', () => {
 </section-1>
 <P>끝`;
     expect(markupToText(markup)).toBe(
-      ['1. 개요', '첫 문단은 닫히지 않는다', 'R&D 투자와 M&A 계획 & 일정', '둘째 줄', '셋째 줄 &unknown; 그대로', '항목 | 값', '매출 | 1,000', '소문자로 열고 대문자로 닫음', '끝'].join('\n'),
+      [
+        '1. 개요',
+        '첫 문단은 닫히지 않는다',
+        'R&D 투자와 M&A 계획 & 일정',
+        '둘째 줄',
+        '셋째 줄 &unknown; 그대로',
+        '항목 | 값',
+        '매출 | 1,000',
+        '소문자로 열고 대문자로 닫음',
+        '끝',
+      ].join('\n'),
     );
   });
 
   it('never throws on any prefix of a document, however the cut falls', () => {
-    const markup = '<?xml version="1.0"?><DOCUMENT><BODY><COVER><P>표지</P></COVER><SECTION-1><TITLE>가&amp;나</TITLE><TABLE><TR><TD A="x>y">셀</TD></TR></TABLE><!-- 주석 --><![CDATA[원문]]><P>끝</P></SECTION-1></BODY></DOCUMENT>';
+    const markup =
+      '<?xml version="1.0"?><DOCUMENT><BODY><COVER><P>표지</P></COVER><SECTION-1><TITLE>가&amp;나</TITLE><TABLE><TR><TD A="x>y">셀</TD></TR></TABLE><!-- 주석 --><![CDATA[원문]]><P>끝</P></SECTION-1></BODY></DOCUMENT>';
     for (let length = 0; length <= markup.length; length++) {
       expect(() => markupToText(markup.slice(0, length))).not.toThrow();
     }
@@ -59,7 +70,8 @@ describe('markupToText', () => {
   });
 
   it('drops the cover even when it is never closed: the first section ends it', () => {
-    const markup = '<BODY><COVER><COVER-TITLE>사 업 보 고 서</COVER-TITLE><P>대표이사 : 김철수<SECTION-1><TITLE>I. 회사의 개요</TITLE><P>본문</P></SECTION-1></BODY>';
+    const markup =
+      '<BODY><COVER><COVER-TITLE>사 업 보 고 서</COVER-TITLE><P>대표이사 : 김철수<SECTION-1><TITLE>I. 회사의 개요</TITLE><P>본문</P></SECTION-1></BODY>';
     expect(markupToText(markup)).toBe('I. 회사의 개요\n본문');
     // A cover title outside a cover is dropped too, and ends at the next block.
     expect(markupToText('<COVER-TITLE>표지 제목<P>본문</P>')).toBe('본문');
@@ -74,12 +86,20 @@ describe('markupToText', () => {
 </TABLE>
 <TD>행 없는 셀</TD><TD>둘째</TD><P>다음 문단</P>`;
     expect(markupToText(markup)).toBe(
-      ['1. 계약내역 | 계약금액(원) | 144,437,258,000', '여러 문단 셀 | 값', '내부표 | 가 | 1 나 | 2', '행 없는 셀 | 둘째', '다음 문단'].join('\n'),
+      [
+        '1. 계약내역 | 계약금액(원) | 144,437,258,000',
+        '여러 문단 셀 | 값',
+        '내부표 | 가 | 1 나 | 2',
+        '행 없는 셀 | 둘째',
+        '다음 문단',
+      ].join('\n'),
     );
   });
 
   it('decodes entities: named (HTML set), numeric and hexadecimal', () => {
-    expect(markupToText('<P>A&amp;B &lt;주&gt; &quot;인용&quot; &apos;x&apos; &#44032;&#xAC01; 1&nbsp;000&nbsp;원 &middot;</P>')).toBe('A&B <주> "인용" \'x\' 가각 1 000 원 ·');
+    expect(markupToText('<P>A&amp;B &lt;주&gt; &quot;인용&quot; &apos;x&apos; &#44032;&#xAC01; 1&nbsp;000&nbsp;원 &middot;</P>')).toBe(
+      'A&B <주> "인용" \'x\' 가각 1 000 원 ·',
+    );
   });
 
   it('turns every form of BR into a line break, and a space inside a cell', () => {
@@ -93,11 +113,14 @@ describe('markupToText', () => {
   });
 
   it('keeps a < that cannot start a tag as text, and drops comments and processing instructions', () => {
-    expect(markupToText('<P>영업이익 < 0 이면 <주석> 참조</P><!-- <P>숨김</P> --><?xml-stylesheet href="x"?>')).toBe('영업이익 < 0 이면 <주석> 참조');
+    expect(markupToText('<P>영업이익 < 0 이면 <주석> 참조</P><!-- <P>숨김</P> --><?xml-stylesheet href="x"?>')).toBe(
+      '영업이익 < 0 이면 <주석> 참조',
+    );
   });
 
   it('reads HTML attachments: head, style and script dropped', () => {
-    const html = '<html><head><title>문서</title><style>p { color: red }</style></head><body><script>var x = 1;</script><h1>제목</h1><div>본문</div></body></html>';
+    const html =
+      '<html><head><title>문서</title><style>p { color: red }</style></head><body><script>var x = 1;</script><h1>제목</h1><div>본문</div></body></html>';
     expect(markupToText(html)).toBe('제목\n본문');
   });
 });
@@ -147,19 +170,28 @@ describe('parseDartDocument', () => {
     const document = parseDartDocument(markup);
     const statement = document.tables.find((table) => table.group === 'PIS-2:A')!;
     expect(statement).toMatchObject({ cover: false, caption: '손 익 계 산 서', section: 1 });
-    expect(statement.rows[0]).toMatchObject({ head: true, cells: [{ text: '과 목', tag: 'th' }, { text: '제 5(당) 기', colSpan: 2 }] });
+    expect(statement.rows[0]).toMatchObject({
+      head: true,
+      cells: [
+        { text: '과 목', tag: 'th' },
+        { text: '제 5(당) 기', colSpan: 2 },
+      ],
+    });
     // The empty sub-total cell stays: the amount is under the second column of its period.
     expect(statement.rows[1].cells.map((cell) => [cell.text, cell.tag, cell.acode, cell.adelim])).toEqual([
       ['Ⅰ.매출액', 'te', '12100000010000', 0],
       ['', 'te', undefined, 1],
       ['1,000', 'te', undefined, 2],
     ]);
-    expect(document.lines.slice(statement.firstLine, statement.endLine).map((line) => line.text)).toEqual(['과 목 | 제 5(당) 기', 'Ⅰ.매출액 | 1,000']);
+    expect(document.lines.slice(statement.firstLine, statement.endLine).map((line) => line.text)).toEqual([
+      '과 목 | 제 5(당) 기',
+      'Ⅰ.매출액 | 1,000',
+    ]);
     const cover = document.tables.find((table) => table.cover)!;
     expect(cover.rows[0].cells[0]).toMatchObject({ tag: 'tu', aunit: 'PERIODFROM', aunitValue: '20250101' });
   });
 
-  it('marks the exchange forms\' input fields, and never lets an unclosed title swallow its section', () => {
+  it("marks the exchange forms' input fields, and never lets an unclosed title swallow its section", () => {
     const document = parseDartDocument(
       '<table><tr><td><span>계약금액(원)</span></td><td><span class="xforms_input">1,000</span></td></tr></table><SECTION-1><TITLE>1. 개요<P>본문</P></SECTION-1>',
     );

@@ -102,9 +102,38 @@ const VOID_ELEMENTS = new Set(['br', 'pgbrk', 'hr', 'col', 'meta', 'link', 'wbr'
 const CELLS = new Set(['td', 'th', 'te', 'tu']);
 /** Elements that start and end a line of text. Unknown elements are inline: their text is kept in the flow. */
 const BLOCKS = new Set([
-  'document', 'body', 'part', 'library', 'title', 'p', 'div', 'br', 'pgbrk', 'hr',
-  'table', 'table-group', 'thead', 'tbody', 'tfoot', 'caption', 'image', 'img-caption', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'blockquote', 'pre',
+  'document',
+  'body',
+  'part',
+  'library',
+  'title',
+  'p',
+  'div',
+  'br',
+  'pgbrk',
+  'hr',
+  'table',
+  'table-group',
+  'thead',
+  'tbody',
+  'tfoot',
+  'caption',
+  'image',
+  'img-caption',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'blockquote',
+  'pre',
 ]);
 /** Formatting that may sit inside text-only elements without ending them. */
 const INLINE_FORMATTING = new Set(['span', 'a', 'b', 'i', 'u', 'em', 'strong', 'font', 'sup', 'sub', 'br']);
@@ -366,7 +395,14 @@ class DocumentBuilder {
     this.boundary();
     const level = Number(SECTION_TAG.exec(name)![1]);
     const index = this.sections.length;
-    this.sections.push({ index, level, title: '', parent: this.currentSection(), firstLine: this.lines.length, endLine: this.lines.length });
+    this.sections.push({
+      index,
+      level,
+      title: '',
+      parent: this.currentSection(),
+      firstLine: this.lines.length,
+      endLine: this.lines.length,
+    });
     this.openSections.push({ index, depth: this.depth });
   }
 

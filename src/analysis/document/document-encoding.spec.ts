@@ -38,8 +38,14 @@ describe('decodeDocument', () => {
   });
 
   it('follows a byte order mark and drops it', () => {
-    expect(decodeDocument(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(KOREAN, 'utf8')]))).toEqual({ text: KOREAN, encoding: 'utf-8' });
-    expect(decodeDocument(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(KOREAN, 'utf16le')]))).toEqual({ text: KOREAN, encoding: 'utf-16le' });
+    expect(decodeDocument(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(KOREAN, 'utf8')]))).toEqual({
+      text: KOREAN,
+      encoding: 'utf-8',
+    });
+    expect(decodeDocument(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(KOREAN, 'utf16le')]))).toEqual({
+      text: KOREAN,
+      encoding: 'utf-16le',
+    });
   });
 
   it('reads the charset of an HTML attachment', () => {

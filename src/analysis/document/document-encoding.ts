@@ -8,7 +8,18 @@ import * as iconv from 'iconv-lite';
 export type DocumentEncoding = string;
 
 /** Labels of the Korean legacy encoding. Decoded as CP949, its superset: what "EUC-KR" writers actually produce. */
-const KOREAN_LABELS = new Set(['euc-kr', 'euckr', 'cp949', 'ms949', 'uhc', 'ks_c_5601-1987', 'ks_c_5601', 'ksc5601', 'x-windows-949', 'windows-949']);
+const KOREAN_LABELS = new Set([
+  'euc-kr',
+  'euckr',
+  'cp949',
+  'ms949',
+  'uhc',
+  'ks_c_5601-1987',
+  'ks_c_5601',
+  'ksc5601',
+  'x-windows-949',
+  'windows-949',
+]);
 const UTF8_LABELS = new Set(['utf-8', 'utf8']);
 /** The declaration is at the very start; a BOM and some whitespace may come before it. */
 const HEAD_BYTES = 1024;

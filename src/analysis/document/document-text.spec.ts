@@ -8,7 +8,10 @@ const RCEPT_NO = '20260310000123';
 
 async function zipOf(files: Array<{ name: string; bytes: Buffer | string; compress?: boolean }>): Promise<Buffer> {
   const zip = new ZipFile();
-  for (const file of files) zip.addBuffer(Buffer.isBuffer(file.bytes) ? file.bytes : Buffer.from(file.bytes, 'utf8'), file.name, { compress: file.compress ?? true });
+  for (const file of files)
+    zip.addBuffer(Buffer.isBuffer(file.bytes) ? file.bytes : Buffer.from(file.bytes, 'utf8'), file.name, {
+      compress: file.compress ?? true,
+    });
   zip.end();
   const parts: Buffer[] = [];
   for await (const part of zip.outputStream as AsyncIterable<Buffer>) parts.push(part);
@@ -25,7 +28,11 @@ describe('extractDocumentText', () => {
       { name: `${RCEPT_NO}_00760.xml`, bytes: document(`<P>${'감사보고서 '.repeat(2_000)}</P>`) },
       { name: `${RCEPT_NO}.xml`, bytes: document('<SECTION-1><TITLE>1. 배당구분</TITLE><P>결산배당</P></SECTION-1>') },
     ]);
-    expect(await extractDocumentText(zip, RCEPT_NO)).toEqual({ text: '현금ㆍ현물배당결정\n1. 배당구분\n결산배당', entryName: `${RCEPT_NO}.xml`, encoding: 'utf-8' });
+    expect(await extractDocumentText(zip, RCEPT_NO)).toEqual({
+      text: '현금ㆍ현물배당결정\n1. 배당구분\n결산배당',
+      entryName: `${RCEPT_NO}.xml`,
+      encoding: 'utf-8',
+    });
   });
 
   it('falls back to the largest .xml when the archive has no {rcept_no}.xml, ignoring other files', async () => {
@@ -77,9 +84,22 @@ describe('extractDocumentText on documents fetched from the sandbox', () => {
   let sandbox: DartSandbox;
   let client: DartClient;
   beforeAll(async () => {
-    sandbox = await startDartSandbox({ seed: 9, companyCount: 300, filingsPerBusinessDay: 12, now: () => new Date('2026-03-10T03:00:00Z') });
+    sandbox = await startDartSandbox({
+      seed: 9,
+      companyCount: 300,
+      filingsPerBusinessDay: 12,
+      now: () => new Date('2026-03-10T03:00:00Z'),
+    });
     client = new DartClient(
-      { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, requestsPerMinute: 10_000, requestsPerDay: 100_000, timeoutMs: 10_000, maxAttempts: 2, retryBaseMs: 1 },
+      {
+        baseUrl: sandbox.baseUrl,
+        apiKey: sandbox.apiKey,
+        requestsPerMinute: 10_000,
+        requestsPerDay: 100_000,
+        timeoutMs: 10_000,
+        maxAttempts: 2,
+        retryBaseMs: 1,
+      },
       { logger: { warn: () => undefined, error: () => undefined } },
     );
   });
@@ -87,7 +107,9 @@ describe('extractDocumentText on documents fetched from the sandbox', () => {
 
   /** The first filing whose document is of `kind`. */
   function filingOf(kind: string, also: (rceptNo: string) => boolean = () => true): string {
-    const found = sandbox.control.filings().find((filing) => sandbox.control.documentOf(filing.rcept_no)?.kind === kind && also(filing.rcept_no));
+    const found = sandbox.control
+      .filings()
+      .find((filing) => sandbox.control.documentOf(filing.rcept_no)?.kind === kind && also(filing.rcept_no));
     if (found === undefined) throw new Error(`no ${kind} document in the sandbox`);
     return found.rcept_no;
   }

@@ -35,7 +35,10 @@ export async function readFilingDocument(zip: Buffer, rceptNo: string): Promise<
 }
 
 /** The plain text of a filing's main document (see readFilingDocument); `doc_length` is its length. */
-export async function extractDocumentText(zip: Buffer, rceptNo: string): Promise<{ text: string; entryName: string; encoding: DocumentEncoding }> {
+export async function extractDocumentText(
+  zip: Buffer,
+  rceptNo: string,
+): Promise<{ text: string; entryName: string; encoding: DocumentEncoding }> {
   const { document, entryName, encoding } = await readFilingDocument(zip, rceptNo);
   return { text: documentText(document), entryName, encoding };
 }
@@ -46,7 +49,10 @@ function mainEntry(entries: readonly ZipEntry[], rceptNo: string): ZipEntry {
   // Matched by base name: an archive could keep its files in a folder.
   const named = xmlFiles.find((entry) => baseName(entry.name).toLowerCase() === wanted);
   if (named !== undefined) return named;
-  const largest = xmlFiles.reduce<ZipEntry | undefined>((best, entry) => (best === undefined || entry.size > best.size ? entry : best), undefined);
+  const largest = xmlFiles.reduce<ZipEntry | undefined>(
+    (best, entry) => (best === undefined || entry.size > best.size ? entry : best),
+    undefined,
+  );
   if (largest === undefined) throw new DocumentArchiveError(`the archive of ${rceptNo} holds no .xml file`);
   return largest;
 }

@@ -26,7 +26,11 @@ export interface ReadZipEntry {
  * refused above `maxBytes`, checked against the stored size and CRC. Every failure to read the
  * archive is a DocumentArchiveError.
  */
-export async function readZipEntry(zip: Buffer, choose: (entries: readonly ZipEntry[]) => ZipEntry, maxBytes: number): Promise<ReadZipEntry> {
+export async function readZipEntry(
+  zip: Buffer,
+  choose: (entries: readonly ZipEntry[]) => ZipEntry,
+  maxBytes: number,
+): Promise<ReadZipEntry> {
   // Names decoded here, not by yauzl, which refuses an archive holding a name like "../x" we never write anywhere.
   const archive = await asArchiveError(yauzl.fromBufferPromise(zip, { lazyEntries: true, decodeStrings: false }));
   try {
@@ -70,7 +74,8 @@ async function readEntry(archive: yauzl.ZipFile, raw: yauzl.Entry, entry: ZipEnt
     throw new DocumentArchiveError(`${entry.name} cannot be read (${describe(error)})`);
   }
   const bytes = Buffer.concat(chunks, length);
-  if (bytes.length !== entry.size || crc32(bytes) !== raw.crc32) throw new DocumentArchiveError(`${entry.name} is corrupt (size or CRC mismatch)`);
+  if (bytes.length !== entry.size || crc32(bytes) !== raw.crc32)
+    throw new DocumentArchiveError(`${entry.name} is corrupt (size or CRC mismatch)`);
   return bytes;
 }
 

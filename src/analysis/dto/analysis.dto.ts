@@ -22,10 +22,19 @@ export class AnalysisMetaResponse implements AnalysisMeta {
   @ApiProperty({ example: true, description: 'The caller revealed this filing before' })
   already_revealed: boolean;
 
-  @ApiProperty({ type: String, nullable: true, example: '가나다전자, 520억원 규모 반도체 장비 공급계약 체결', description: 'One-line summary, at most 100 characters' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '가나다전자, 520억원 규모 반도체 장비 공급계약 체결',
+    description: 'One-line summary, at most 100 characters',
+  })
   one_liner: string | null;
 
-  @ApiProperty({ type: AnalysisResultDto, nullable: true, description: 'Signed-in callers only, and only when is_short or already_revealed; never for anonymous callers' })
+  @ApiProperty({
+    type: AnalysisResultDto,
+    nullable: true,
+    description: 'Signed-in callers only, and only when is_short or already_revealed; never for anonymous callers',
+  })
   result: AnalysisResultDto | null;
 }
 

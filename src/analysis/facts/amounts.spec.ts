@@ -17,9 +17,12 @@ describe('amounts as Korean filings write them', () => {
     expect(parseAmount(text)).toBe(value);
   });
 
-  it.each(['-', '', '5,6,26,28', '4,26', '233개', '2025-07-24', '(1,234', '1,234)', '1,23', '제55기', '적자전환'])('reads %j as no amount', (text) => {
-    expect(parseAmount(text)).toBeNull();
-  });
+  it.each(['-', '', '5,6,26,28', '4,26', '233개', '2025-07-24', '(1,234', '1,234)', '1,23', '제55기', '적자전환'])(
+    'reads %j as no amount',
+    (text) => {
+      expect(parseAmount(text)).toBeNull();
+    },
+  );
 
   it('reads the unit a table or a label declares, and only a unit', () => {
     expect(declaredUnit('(단위 : 백만원)')).toBe('백만원');

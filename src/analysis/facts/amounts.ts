@@ -42,7 +42,26 @@ export function parseAmount(text: string): number | null {
 }
 
 /** Units a "단위" declaration names; anything else after the word is not a declaration ("'원'단위임"). */
-const DECLARED_UNITS = new Set(['원', '천원', '만원', '백만원', '천만원', '억원', '십억원', '조원', '주', '천주', '%', 'USD', 'US$', '달러', '엔', '위안', '유로', '명']);
+const DECLARED_UNITS = new Set([
+  '원',
+  '천원',
+  '만원',
+  '백만원',
+  '천만원',
+  '억원',
+  '십억원',
+  '조원',
+  '주',
+  '천주',
+  '%',
+  'USD',
+  'US$',
+  '달러',
+  '엔',
+  '위안',
+  '유로',
+  '명',
+]);
 
 /**
  * The unit a text declares: "(단위 : 백만원)", "단위: 원", "(단위 : 백만원, %)" (the first unit is the

@@ -11,7 +11,7 @@ describe('the audit opinion and the auditor of real filings', () => {
     ['20260630000634_00760.audit-disclaimer-cover-auditor.xml', '의견거절'],
     ['20230403002788_00760.audit-disclaimer-address.xml', '의견거절'],
     ['20120110000138_00760.audit-2011-prose-opinion.xml', '적정'],
-  ])('%s: %s, from the tag, and the auditor\'s own words say the same', (file, opinion) => {
+  ])("%s: %s, from the tag, and the auditor's own words say the same", (file, opinion) => {
     const document = realDocument(file);
     expect(readOpinion(document)).toEqual({ value: opinion, source: 'tag' });
     expect(readOpinionFromText(document)).toBe(opinion);
@@ -27,16 +27,18 @@ describe('the audit opinion and the auditor of real filings', () => {
     expect(readOpinion(untagged('20220127000408_00760.audit-euckr-disclaimer.xml'))).toEqual({ value: '의견거절', source: 'text' });
   });
 
-  it('never reads a review\'s clean conclusion as an adverse opinion', () => {
+  it("never reads a review's clean conclusion as an adverse opinion", () => {
     const review = parseDartDocument(
       '<SECTION-1><TITLE>독립된 감사인의 감사보고서</TITLE><P>우리의 검토결과 상기 반기재무제표가 중요성의 관점에서 공정하게 표시하고 있지 않다는 점이 발견되지 아니하였습니다.</P></SECTION-1>',
     );
     expect(readOpinionFromText(review)).toBeNull();
-    const adverse = parseDartDocument('<SECTION-1><TITLE>독립된 감사인의 감사보고서</TITLE><P>재무제표는 … 공정하게 표시하고 있지 않습니다.</P></SECTION-1>');
+    const adverse = parseDartDocument(
+      '<SECTION-1><TITLE>독립된 감사인의 감사보고서</TITLE><P>재무제표는 … 공정하게 표시하고 있지 않습니다.</P></SECTION-1>',
+    );
     expect(readOpinionFromText(adverse)).toBe('부적정');
   });
 
-  it('reads a periodic report\'s opinion and auditor from its tagged opinion table', () => {
+  it("reads a periodic report's opinion and auditor from its tagged opinion table", () => {
     const document = parseDartDocument(samsungAnnualReportMarkup());
     expect(readOpinion(document)).toEqual({ value: '적정', source: 'tag' });
     expect(readAuditor(document)).toBe('삼정회계법인');

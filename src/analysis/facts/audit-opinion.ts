@@ -64,7 +64,8 @@ function reportLines(document: DartDocument): string[] {
  * An audit firm's name, however spaced ("삼 화 회 계 법 인", "송림공인회계사감사반", "전진 (제232호) 공인회계사
  * 감사반", "이백십호 공인회계사 감사반(제210호)"), alone on its line or before its signatory.
  */
-const AUDITOR_NAME = /^((?:[가-힣A-Za-z&]|\(주\)|\(제\d+호\)){2,30}?(?:회계법인|감사반)(?:\(제\d+호\))?)(?:\(주\))?(?:대표이사|대표|공인회계사|$)/;
+const AUDITOR_NAME =
+  /^((?:[가-힣A-Za-z&]|\(주\)|\(제\d+호\)){2,30}?(?:회계법인|감사반)(?:\(제\d+호\))?)(?:\(주\))?(?:대표이사|대표|공인회계사|$)/;
 
 /**
  * The auditor: the firm named in the periodic report's opinion table (OPN_AUR1), else the firm whose

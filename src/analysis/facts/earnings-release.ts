@@ -21,12 +21,19 @@ const QUARTER_ROW = /^당해실적$/;
  * The quarter's main lines and the same quarter a year earlier, with the period the form states
  * (실적기간) or its header names ("(26.2Q)"). Null when the document holds no such table.
  */
-export function readEarningsRelease(document: DartDocument, reportName: string): { financials: FinancialFact[]; period: FactPeriod | null } | null {
-  const table = document.tables.find((candidate) => !candidate.cover && candidate.rows.some((row) => row.cells.some((cell) => QUARTER_ROW.test(cleanRowLabel(cell.text)))));
+export function readEarningsRelease(
+  document: DartDocument,
+  reportName: string,
+): { financials: FinancialFact[]; period: FactPeriod | null } | null {
+  const table = document.tables.find(
+    (candidate) => !candidate.cover && candidate.rows.some((row) => row.cells.some((cell) => QUARTER_ROW.test(cleanRowLabel(cell.text)))),
+  );
   if (table === undefined) return null;
   const unit = tableUnit(document, table);
   const grid = tableGrid(table);
-  const firstData = grid.rows.findIndex((row) => row.slots.some((slot) => slot !== undefined && QUARTER_ROW.test(cleanRowLabel(slot.cell.text))));
+  const firstData = grid.rows.findIndex((row) =>
+    row.slots.some((slot) => slot !== undefined && QUARTER_ROW.test(cleanRowLabel(slot.cell.text))),
+  );
   const headers = columnHeaders(grid, grid.rows.slice(0, firstData));
   const current = headers.findIndex((text) => /당기\s*실적/.test(text) && !/누계/.test(text));
   const prior = headers.findIndex((text) => /전년\s*동기\s*실적/.test(text));
@@ -42,10 +49,22 @@ export function readEarningsRelease(document: DartDocument, reportName: string):
     const line = lineOf(row);
     if (line === null || financials.some((fact) => fact.item === line.item)) continue;
     const statedChange = change === -1 ? null : parseAmount(row.slots[change]?.cell.text ?? '');
-    for (const [term, column, termPeriod] of [['current', current, period], ['prior', prior, priorPeriod]] as const) {
+    for (const [term, column, termPeriod] of [
+      ['current', current, period],
+      ['prior', prior, priorPeriod],
+    ] as const) {
       const amount = column === -1 ? null : parseAmount(row.slots[column]?.cell.text ?? '');
       if (amount === null) continue;
-      const fact: FinancialFact = { item: line.item, label: line.label, value: line.loss ? -amount : amount, unit, term, period: termPeriod, consolidated, source: 'table' };
+      const fact: FinancialFact = {
+        item: line.item,
+        label: line.label,
+        value: line.loss ? -amount : amount,
+        unit,
+        term,
+        period: termPeriod,
+        consolidated,
+        source: 'table',
+      };
       if (term === 'current' && statedChange !== null) fact.statedChange = statedChange;
       financials.push(fact);
     }

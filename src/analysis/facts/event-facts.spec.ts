@@ -12,7 +12,7 @@ function lines(facts: readonly EventFact[]): string[] {
 }
 
 describe('the decisions of real event forms', () => {
-  it('a supply contract in the exchange\'s HTML form: amount, share of revenue, counterparty, period', () => {
+  it("a supply contract in the exchange's HTML form: amount, share of revenue, counterparty, period", () => {
     const facts = eventOf('20250728800035.supply-contract-exchange-form.xml', '단일판매ㆍ공급계약체결');
     expect(facts).toMatchObject({ family: 'event', eventKind: 'supply_contract', corrected: false });
     expect(lines(facts.event)).toEqual([
@@ -36,7 +36,12 @@ describe('the decisions of real event forms', () => {
     const facts = eventOf('20251217800800.supply-contract-termination.xml', '단일판매ㆍ공급계약해지');
     expect(facts.eventKind).toBe('contract_termination');
     expect(lines(facts.event)).toEqual(
-      expect.arrayContaining(['amount 해지금액: 9603075000000 원', 'ratio 매출액 대비: 28.5 %', 'counterparty 계약상대: Ford Motor Company', 'date 해지일자: 2025-12-17']),
+      expect.arrayContaining([
+        'amount 해지금액: 9603075000000 원',
+        'ratio 매출액 대비: 28.5 %',
+        'counterparty 계약상대: Ford Motor Company',
+        'date 해지일자: 2025-12-17',
+      ]),
     );
   });
 
@@ -85,7 +90,9 @@ describe('the decisions of real event forms', () => {
   it('a corrected business acquisition with a CORRECTION table first', () => {
     const facts = eventOf('20250317000576.business-acquisition-correction.xml', '[기재정정]주요사항보고서(영업양수결정)');
     expect(facts).toMatchObject({ eventKind: 'acquisition', corrected: true });
-    expect(lines(facts.event)).toEqual(expect.arrayContaining(['amount 취득금액: 10310400000000 원', 'counterparty 대상: Intel Corporation']));
+    expect(lines(facts.event)).toEqual(
+      expect.arrayContaining(['amount 취득금액: 10310400000000 원', 'counterparty 대상: Intel Corporation']),
+    );
   });
 
   it('a cash dividend: per share, yield, total, record date', () => {
@@ -109,8 +116,15 @@ describe('the decisions of real event forms', () => {
 describe('preliminary earnings releases', () => {
   it('reads the quarter (당해실적) against the same quarter a year earlier, with the periods the form states, in 조원', () => {
     const facts = eventOf('20260730800123.earnings-correction-trillion-won.xml', '[기재정정]연결재무제표기준영업(잠정)실적(공정공시)');
-    expect(facts).toMatchObject({ family: 'event', eventKind: 'earnings', corrected: true, period: { from: '2026-04-01', to: '2026-06-30' } });
-    expect(facts.financials.map((fact) => `${fact.item} ${fact.term} ${fact.value} ${fact.unit} ${fact.period.from}~${fact.period.to}`)).toEqual([
+    expect(facts).toMatchObject({
+      family: 'event',
+      eventKind: 'earnings',
+      corrected: true,
+      period: { from: '2026-04-01', to: '2026-06-30' },
+    });
+    expect(
+      facts.financials.map((fact) => `${fact.item} ${fact.term} ${fact.value} ${fact.unit} ${fact.period.from}~${fact.period.to}`),
+    ).toEqual([
       'revenue current 171.5 조원 2026-04-01~2026-06-30',
       'revenue prior 74.57 조원 2025-04-01~2025-06-30',
       'operating_profit current 89.49 조원 2026-04-01~2026-06-30',
@@ -128,9 +142,12 @@ describe('preliminary earnings releases', () => {
     const facts = eventOf('skhynix-2023q3.earnings-loss.xml', '연결재무제표기준영업(잠정)실적(공정공시)');
     expect(facts.period).toEqual({ from: '2023-07-01', to: '2023-09-30' });
     const of = (item: string, term: string) => facts.financials.find((fact) => fact.item === item && fact.term === term)?.value;
-    expect([of('revenue', 'current'), of('operating_profit', 'current'), of('operating_profit', 'prior'), of('net_profit', 'current')]).toEqual([
-      9_066_171, -1_791_961, 1_660_523, -2_184_699,
-    ]);
+    expect([
+      of('revenue', 'current'),
+      of('operating_profit', 'current'),
+      of('operating_profit', 'prior'),
+      of('net_profit', 'current'),
+    ]).toEqual([9_066_171, -1_791_961, 1_660_523, -2_184_699]);
     expect(facts.financials[0].unit).toBe('백만원');
   });
 });

@@ -28,7 +28,13 @@ const COMMON_SHARES = /보통주/;
 /** An acquisition or a disposal (of shares, a business, assets): one form, the other verb and the other party. */
 function dealSpecs(noun: '취득' | '처분', verbs: string, otherParty: string): FieldSpec[] {
   return [
-    { role: 'counterparty', name: '대상', path: new RegExp(`(발행회사|${otherParty}|상대방|회사명)`), not: /관계|대표|소재지|자본금|발행주식/, value: 'text' },
+    {
+      role: 'counterparty',
+      name: '대상',
+      path: new RegExp(`(발행회사|${otherParty}|상대방|회사명)`),
+      not: /관계|대표|소재지|자본금|발행주식/,
+      value: 'text',
+    },
     { role: 'amount', name: `${noun}금액`, path: new RegExp(`(${verbs})(금액|가액)`), not: /대비|비율/, value: 'money' },
     { role: 'ratio', name: '자기자본 대비', path: /자기자본대비/, value: 'percent' },
     { role: 'ratio', name: '자산총액 대비', path: /자산총액대비/, value: 'percent' },
@@ -97,7 +103,12 @@ const FORM_SPECS: Readonly<Partial<Record<EventKind, readonly FieldSpec[]>>> = {
   acquisition: dealSpecs('취득', '취득|양수', '양도인'),
   disposal: dealSpecs('처분', '처분|양도', '양수인'),
   merger: [
-    { role: 'counterparty', name: '상대회사', path: /(합병상대|상대회사|분할설립회사|완전자회사).*회사명|(합병상대|상대)회사$/, value: 'text' },
+    {
+      role: 'counterparty',
+      name: '상대회사',
+      path: /(합병상대|상대회사|분할설립회사|완전자회사).*회사명|(합병상대|상대)회사$/,
+      value: 'text',
+    },
     { role: 'method', name: '방법', path: /합병방법|합병형태|분할방법|교환방법/, value: 'text', maxChars: 40 },
     { role: 'ratio', name: '비율', path: /(합병|분할|교환|이전)비율/, not: /산출|근거/, value: 'text', maxChars: 40 },
     { role: 'date', name: '기일', path: /(합병|분할|교환|이전)기일/, value: 'date' },
@@ -183,10 +194,16 @@ function factOf(spec: FieldSpec, field: FormField): EventFact | null {
     case 'money':
       return field.number === null || !isMoneyUnit(field.unit) ? null : { role: spec.role, name, value: field.number, unit: field.unit };
     case 'shares':
-      return field.number === null || (field.unit !== '주' && field.unit !== null) ? null : { role: spec.role, name, value: field.number, unit: '주' };
+      return field.number === null || (field.unit !== '주' && field.unit !== null)
+        ? null
+        : { role: spec.role, name, value: field.number, unit: '주' };
     case 'percent':
-      return field.number === null || (field.unit !== '%' && field.unit !== null) ? null : { role: spec.role, name, value: field.number, unit: '%' };
+      return field.number === null || (field.unit !== '%' && field.unit !== null)
+        ? null
+        : { role: spec.role, name, value: field.number, unit: '%' };
     case 'price':
-      return field.number === null || !/^원(\/주)?$/.test(field.unit ?? '') ? null : { role: spec.role, name, value: field.number, unit: '원' };
+      return field.number === null || !/^원(\/주)?$/.test(field.unit ?? '')
+        ? null
+        : { role: spec.role, name, value: field.number, unit: '원' };
   }
 }

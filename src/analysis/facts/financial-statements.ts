@@ -74,7 +74,8 @@ export function readFinancials(document: DartDocument, family: ReportFamily, per
 /** Tables that may be statements: not the cover, not the notes; for periodic reports, III. 재무에 관한 사항 first. */
 function statementTables(document: DartDocument, family: ReportFamily): DartTable[] {
   const body = document.tables.filter((table) => !table.cover && !/주석|외부감사\s*실시내용/.test(sectionTitles(document, table.section)));
-  if (family !== 'periodic') return body.filter((table) => !/감사인의\s*감사보고서|감사보고서$/.test(sectionTitle(document, table.section)));
+  if (family !== 'periodic')
+    return body.filter((table) => !/감사인의\s*감사보고서|감사보고서$/.test(sectionTitle(document, table.section)));
   const financial = body.filter((table) => /재무에\s*관한\s*사항|요약\s*재무|재무제표/.test(sectionTitles(document, table.section)));
   return financial.length > 0 ? financial : body;
 }
@@ -111,7 +112,9 @@ function periodColumns(grid: TableGrid, period: FactPeriod): PeriodColumns | nul
   const header = headerRows(grid, (text) => parseAmount(text) !== null);
   if (header.length === 0) return null;
   const headers = columnHeaders(grid, header);
-  const candidates = headers.map((text, column) => ({ text, column })).filter(({ text, column }) => column > 0 && text !== '' && !NOTE.test(text));
+  const candidates = headers
+    .map((text, column) => ({ text, column }))
+    .filter(({ text, column }) => column > 0 && text !== '' && !NOTE.test(text));
   let current = candidates.filter(({ text }) => CURRENT.test(text) && !BEFORE_PRIOR.test(text));
   let prior = candidates.filter(({ text }) => PRIOR.test(text) && !BEFORE_PRIOR.test(text) && !CURRENT.test(text));
   // Filers mistype (제 9(당) 기 | 제 8(당) 기): when the columns called current are of different 기, the numbers decide.
@@ -158,7 +161,10 @@ function monthsBetween(from: string, to: string): number {
 }
 
 /** Which main line a row is, by the filer's account code first, else by its name; and whether its name puts the loss first. */
-function lineOf(row: GridRow, columns: PeriodColumns): { item: FinancialItem; label: string; loss: boolean; source: 'tag' | 'table' } | null {
+function lineOf(
+  row: GridRow,
+  columns: PeriodColumns,
+): { item: FinancialItem; label: string; loss: boolean; source: 'tag' | 'table' } | null {
   const labelCells = distinctCells(columns.label.map((column) => row.slots[column]));
   const label = labelCells
     .map((cell) => cell.text)

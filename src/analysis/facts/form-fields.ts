@@ -75,7 +75,13 @@ function tableDeclaredUnit(cells: readonly DartCell[]): string | null {
   return null;
 }
 
-function rowFields(slots: ReadonlyArray<GridSlot | undefined>, headers: readonly string[], marked: boolean, tableUnit: string | null, table: number): FormField[] {
+function rowFields(
+  slots: ReadonlyArray<GridSlot | undefined>,
+  headers: readonly string[],
+  marked: boolean,
+  tableUnit: string | null,
+  table: number,
+): FormField[] {
   const fields: FormField[] = [];
   const seen = new Set<DartCell>();
   /** The names before the row's first value: the row's own (and its groups', through ROWSPAN). */

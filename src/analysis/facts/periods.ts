@@ -16,7 +16,8 @@ export function parseDate(text: string): string | null {
 
 /** The period a periodic or audit report covers, from the filer's tags, else from the words of its cover. */
 export function reportPeriod(document: DartDocument, reportName: string): FactPeriod | null {
-  const tagged = taggedPeriod(document) ?? writtenPeriod([...document.coverLines, ...document.lines.slice(0, 400).map((line) => line.text)]);
+  const tagged =
+    taggedPeriod(document) ?? writtenPeriod([...document.coverLines, ...document.lines.slice(0, 400).map((line) => line.text)]);
   if (tagged === null) return null;
   // "반기보고서 (2022.06)": the cover states the business year, the report covers it up to June.
   const month = /^\s*(?:\[[^\]]*\]\s*)*(?:반기|분기)보고서\s*\((\d{4})\.(\d{2})\)/.exec(reportName);

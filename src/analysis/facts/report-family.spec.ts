@@ -31,7 +31,7 @@ describe('report families', () => {
     expect(reportFamily(reportName, plain)).toEqual({ family, eventKind });
   });
 
-  it('lets the document\'s form decide first: an audit report attached to an annual report is an audit report', () => {
+  it("lets the document's form decide first: an audit report attached to an annual report is an audit report", () => {
     const audit = parseDartDocument('<DOCUMENT><DOCUMENT-NAME ACODE="00760">감사보고서</DOCUMENT-NAME></DOCUMENT>');
     expect(reportFamily('사업보고서 (2023.12)', audit).family).toBe('audit');
   });

@@ -2,7 +2,10 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 
 export class AccessTokenSignInRequest {
-  @ApiProperty({ description: 'Access token issued by the identity provider (locally, `sandbox-<name>` signs in)', example: 'sandbox-alice' })
+  @ApiProperty({
+    description: 'Access token issued by the identity provider (locally, `sandbox-<name>` signs in)',
+    example: 'sandbox-alice',
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(4096)
@@ -12,7 +15,8 @@ export class AccessTokenSignInRequest {
 export class IdTokenSignInRequest {
   @ApiProperty({
     description: 'OpenID Connect identity token (JWS) issued by the provider',
-    example: 'eyJhbGciOiJSUzI1NiIsImtpZCI6IjFhMmIzYyJ9.eyJpc3MiOiJodHRwczovL2FwcGxlaWQuYXBwbGUuY29tIiwic3ViIjoiMDAxMjM0LmFiY2QifQ.c2lnbmF0dXJl',
+    example:
+      'eyJhbGciOiJSUzI1NiIsImtpZCI6IjFhMmIzYyJ9.eyJpc3MiOiJodHRwczovL2FwcGxlaWQuYXBwbGUuY29tIiwic3ViIjoiMDAxMjM0LmFiY2QifQ.c2lnbmF0dXJl',
   })
   @IsString()
   @IsNotEmpty()

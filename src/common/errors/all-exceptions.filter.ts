@@ -44,10 +44,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const answer = this.toAnswer(clientErrorOfDatabaseFailure(exception) ?? exception);
 
     if (answer.status >= 500) {
-      this.logger.error(
-        { err: exception, method: req.method, url: req.originalUrl },
-        `${req.method} ${req.originalUrl} failed`,
-      );
+      this.logger.error({ err: exception, method: req.method, url: req.originalUrl }, `${req.method} ${req.originalUrl} failed`);
     }
     if (res.headersSent) return;
     res
@@ -63,8 +60,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
         code: exception.code,
         message: exception.message,
         extras: exception.extras,
-        headers:
-          exception.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(exception.retryAfterSeconds) },
+        headers: exception.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(exception.retryAfterSeconds) },
       };
     }
     if (exception instanceof HttpException) {

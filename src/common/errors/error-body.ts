@@ -29,12 +29,9 @@ export function buildErrorBody(status: number, code: ErrorCode, message: string,
 }
 
 /** Writes an error body directly, for middleware that answers before Nest routing. */
-export function sendError(
-  res: Response,
-  status: number,
-  code: ErrorCode,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  res.status(status).set(headers).json(buildErrorBody(status, code, message));
+export function sendError(res: Response, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+  res
+    .status(status)
+    .set(headers)
+    .json(buildErrorBody(status, code, message));
 }

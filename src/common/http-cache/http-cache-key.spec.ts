@@ -2,9 +2,7 @@ import { httpCacheKey } from './http-cache-key';
 
 describe('httpCacheKey', () => {
   it('sorts parameters by name and keeps repeated values in their order', () => {
-    expect(httpCacheKey('/api/v1/disclosures?b=2&a=1&tag=y&c=3&tag=x')).toBe(
-      '/api/v1/disclosures?a=1&b=2&c=3&tag=y&tag=x',
-    );
+    expect(httpCacheKey('/api/v1/disclosures?b=2&a=1&tag=y&c=3&tag=x')).toBe('/api/v1/disclosures?a=1&b=2&c=3&tag=y&tag=x');
   });
 
   it('spells encodings one way', () => {

@@ -140,12 +140,7 @@ export class HttpCacheService {
     return flight;
   }
 
-  private async lookupOrRun(
-    key: string,
-    ttlSeconds: number,
-    run: () => Promise<unknown>,
-    isCurrent: () => boolean,
-  ): Promise<Settlement> {
+  private async lookupOrRun(key: string, ttlSeconds: number, run: () => Promise<unknown>, isCurrent: () => boolean): Promise<Settlement> {
     const cached = await this.read(key);
     if (cached !== undefined && cached.expiresAtMs > this.clock.nowMs()) return { entry: cached, stored: true };
 

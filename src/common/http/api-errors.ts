@@ -38,9 +38,7 @@ export function errorResponseDocs(errors: ErrorDocs): ErrorResponseDoc[] {
  */
 export function ApiErrors(errors: ErrorDocs): MethodDecorator & ClassDecorator {
   return applyDecorators(
-    ...errorResponseDocs(errors).map(({ status, description, type, examples }) =>
-      ApiResponse({ status, description, type, examples }),
-    ),
+    ...errorResponseDocs(errors).map(({ status, description, type, examples }) => ApiResponse({ status, description, type, examples })),
   );
 }
 

@@ -70,8 +70,7 @@ function documentedCodes(operation: Operation): ErrorCode[] {
 function mergeAnswer(operation: Operation, answer: ErrorResponseDoc): void {
   const key = String(answer.status);
   const existing = operation.responses[key] as
-    | { description?: string; content?: Record<string, { schema?: unknown; examples?: Record<string, unknown> }> }
-    | undefined;
+    { description?: string; content?: Record<string, { schema?: unknown; examples?: Record<string, unknown> }> } | undefined;
   if (existing === undefined) {
     operation.responses[key] = {
       description: answer.description,

@@ -124,15 +124,11 @@ describe('describeValidationErrors', () => {
   }
 
   it('keeps messages that already start with the property name', () => {
-    expect(describeValidationErrors([error('name', { isString: 'name must be a string' })])).toEqual([
-      'name must be a string',
-    ]);
+    expect(describeValidationErrors([error('name', { isString: 'name must be a string' })])).toEqual(['name must be a string']);
   });
 
   it('prefixes other messages with "field: "', () => {
-    expect(describeValidationErrors([error('name', { custom: 'Pick a shorter one' })])).toEqual([
-      'name: Pick a shorter one',
-    ]);
+    expect(describeValidationErrors([error('name', { custom: 'Pick a shorter one' })])).toEqual(['name: Pick a shorter one']);
   });
 
   it('walks nested children with a dotted path', () => {

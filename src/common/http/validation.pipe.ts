@@ -23,10 +23,7 @@ class StorableTextValidationPipe extends ValidationPipe {
     if (metadata.type !== 'custom') {
       const field = findUnstorableText(value, metadata.data ?? '');
       if (field !== null) {
-        throw new AppError(
-          'VALIDATION_FAILED',
-          `${field || metadata.type} must not contain NUL characters or unpaired UTF-16 surrogates`,
-        );
+        throw new AppError('VALIDATION_FAILED', `${field || metadata.type} must not contain NUL characters or unpaired UTF-16 surrogates`);
       }
     }
     return super.transform(value, metadata);

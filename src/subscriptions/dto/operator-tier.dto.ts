@@ -7,7 +7,12 @@ export class SetTierRequest {
   @IsIn(['none', 'pro', 'max'], { message: 'tier must be one of none, pro, max' })
   tier: PremiumTier;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 3650, example: 30, description: 'How long `pro`/`max` lasts from now; required for them, ignored for `none`' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 3650,
+    example: 30,
+    description: 'How long `pro`/`max` lasts from now; required for them, ignored for `none`',
+  })
   @ValidateIf((request: SetTierRequest) => request.tier !== 'none')
   @IsInt({ message: 'days must be an integer from 1 to 3650' })
   @Min(1, { message: 'days must be an integer from 1 to 3650' })

@@ -4,15 +4,18 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 export class AppStoreNotificationBody {
   @ApiProperty({
     description: 'The notification as a JWS signed by Apple (its x5c chain must end at APPLE_ROOT_CERTIFICATES)',
-    example: 'eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlFTURDQ0E3YWdBd0lCQWdJUWZUbGZkMGZOdkZXdnpDMVlJQU5zWGpBS0JnZ3Foa2pPUFFRREF6QjFNVVF3UWdZRFZRUUREVHRCY0hCc1pTQlhiM0pzWkhkcFpHVWdSR1YyWld4dmNHVnlJRkpsYkdGMGFXOXVjeUJEWlhKMGFXWnBZMkYwYVc5dUlFRjFkR2h2Y21sMGVURUxNQWtHQTFVRUN3d0NSell4RXpBUkJnTlZCQW9NQ2tGd2NHeGxJRWx1WXk0eEN6QUpCZ05WQkFZVEFsVlQ…',
+    example:
+      'eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlFTURDQ0E3YWdBd0lCQWdJUWZUbGZkMGZOdkZXdnpDMVlJQU5zWGpBS0JnZ3Foa2pPUFFRREF6QjFNVVF3UWdZRFZRUUREVHRCY0hCc1pTQlhiM0pzWkhkcFpHVWdSR1YyWld4dmNHVnlJRkpsYkdGMGFXOXVjeUJEWlhKMGFXWnBZMkYwYVc5dUlFRjFkR2h2Y21sMGVURUxNQWtHQTFVRUN3d0NSell4RXpBUkJnTlZCQW9NQ2tGd2NHeGxJRWx1WXk0eEN6QUpCZ05WQkFZVEFsVlQ…',
   })
   signedPayload: string;
 }
 
 class PubSubMessage {
   @ApiProperty({
-    description: 'Base64 of the Real-time developer notification JSON: packageName, subscriptionNotification { notificationType, purchaseToken, subscriptionId } or voidedPurchaseNotification',
-    example: 'eyJ2ZXJzaW9uIjoiMS4wIiwicGFja2FnZU5hbWUiOiJjb20uZXhhbXBsZS5icmllZmluZyIsInN1YnNjcmlwdGlvbk5vdGlmaWNhdGlvbiI6eyJub3RpZmljYXRpb25UeXBlIjo0LCJwdXJjaGFzZVRva2VuIjoicHVyY2hhc2UtdG9rZW4iLCJzdWJzY3JpcHRpb25JZCI6InNlcnZpY2UucHJvLm1vbnRobHkifX0=',
+    description:
+      'Base64 of the Real-time developer notification JSON: packageName, subscriptionNotification { notificationType, purchaseToken, subscriptionId } or voidedPurchaseNotification',
+    example:
+      'eyJ2ZXJzaW9uIjoiMS4wIiwicGFja2FnZU5hbWUiOiJjb20uZXhhbXBsZS5icmllZmluZyIsInN1YnNjcmlwdGlvbk5vdGlmaWNhdGlvbiI6eyJub3RpZmljYXRpb25UeXBlIjo0LCJwdXJjaGFzZVRva2VuIjoicHVyY2hhc2UtdG9rZW4iLCJzdWJzY3JpcHRpb25JZCI6InNlcnZpY2UucHJvLm1vbnRobHkifX0=',
   })
   data: string;
 

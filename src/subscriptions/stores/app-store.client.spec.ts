@@ -66,7 +66,10 @@ describe('appleState', () => {
   });
 
   it('never serves without an expiry', () => {
-    expect(appleState('STATUS_1', tx({ expiresDate: undefined }), undefined, at(false))).toMatchObject({ expiryTime: null, serving: false });
+    expect(appleState('STATUS_1', tx({ expiresDate: undefined }), undefined, at(false))).toMatchObject({
+      expiryTime: null,
+      serving: false,
+    });
   });
 });
 
@@ -114,12 +117,19 @@ describe('AppStoreClient calls', () => {
 
   it('tells its listener how each App Store Server API call went: answered, unknown purchase, or failed', async () => {
     // Answered: the call went well, whatever the verification of its contents says next.
-    answer = { status: 200, body: { data: [{ lastTransactions: [{ status: 1, originalTransactionId: '1', signedTransactionInfo: 'not-signed' }] }] } };
+    answer = {
+      status: 200,
+      body: { data: [{ lastTransactions: [{ status: 1, originalTransactionId: '1', signedTransactionInfo: 'not-signed' }] }] },
+    };
     await expect(client.currentState('1', 'sandbox', new Date())).rejects.toBeInstanceOf(AppStoreInvalidError);
     answer = { status: 404, body: { errorCode: 4040010, errorMessage: 'Transaction id not found.' } };
     await expect(client.currentState('2', 'sandbox', new Date())).rejects.toBeInstanceOf(AppStoreInvalidError);
     answer = { status: 500, body: { errorCode: 5000000, errorMessage: 'error' } };
     await expect(client.currentState('3', 'sandbox', new Date())).rejects.toBeInstanceOf(AppStoreUnavailableError);
-    expect(calls).toEqual(['getAllSubscriptionStatuses ok', 'getAllSubscriptionStatuses invalid', 'getAllSubscriptionStatuses unavailable']);
+    expect(calls).toEqual([
+      'getAllSubscriptionStatuses ok',
+      'getAllSubscriptionStatuses invalid',
+      'getAllSubscriptionStatuses unavailable',
+    ]);
   });
 });

@@ -101,7 +101,10 @@ export class AppStoreClient {
     this.environments = settings.environment === 'Sandbox' ? ['sandbox'] : ['production', 'sandbox'];
     for (const environment of this.environments) {
       const libraryEnvironment = LIBRARY_ENVIRONMENT[environment];
-      this.verifiers.set(environment, new SignedDataVerifier(roots, settings.onlineChecks, libraryEnvironment, bundleId, settings.appAppleId));
+      this.verifiers.set(
+        environment,
+        new SignedDataVerifier(roots, settings.onlineChecks, libraryEnvironment, bundleId, settings.appAppleId),
+      );
       const baseUrl = settings.apiBaseUrl?.replace(/\/$/, '') ?? APPLE_URLS[environment];
       this.apis.set(environment, new AppStoreApi(key, keyId, issuerId, bundleId, libraryEnvironment, baseUrl, timeoutMs));
     }

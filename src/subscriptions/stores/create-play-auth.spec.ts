@@ -27,7 +27,9 @@ describe('createPlayAuth and GooglePlayClient', () => {
 
   it('names GOOGLE_PLAY_SERVICE_ACCOUNT, not the key, when the value is bad', () => {
     const config = loadConfig({ GOOGLE_PLAY_SERVICE_ACCOUNT: '{"client_email": "x"}' });
-    expect(() => createPlayAuth(config)).toThrow(/^GOOGLE_PLAY_SERVICE_ACCOUNT must be a service-account JSON \(missing project_id, private_key\)$/);
+    expect(() => createPlayAuth(config)).toThrow(
+      /^GOOGLE_PLAY_SERVICE_ACCOUNT must be a service-account JSON \(missing project_id, private_key\)$/,
+    );
     const missing = loadConfig({ GOOGLE_PLAY_SERVICE_ACCOUNT: '/nonexistent/play.json' });
     expect(() => createPlayAuth(missing)).toThrow(/^GOOGLE_PLAY_SERVICE_ACCOUNT must be .*ENOENT/);
   });

@@ -117,18 +117,10 @@ export class GooglePlayClient {
 }
 
 /** Active, in grace, and canceled-but-paid-until-expiry keep the service. */
-const SERVING_STATES = new Set([
-  'SUBSCRIPTION_STATE_ACTIVE',
-  'SUBSCRIPTION_STATE_IN_GRACE_PERIOD',
-  'SUBSCRIPTION_STATE_CANCELED',
-]);
+const SERVING_STATES = new Set(['SUBSCRIPTION_STATE_ACTIVE', 'SUBSCRIPTION_STATE_IN_GRACE_PERIOD', 'SUBSCRIPTION_STATE_CANCELED']);
 
 export function playSubscriptionServes(subscription: PlaySubscription, now: Date): boolean {
-  return (
-    SERVING_STATES.has(subscription.state) &&
-    subscription.expiryTime !== null &&
-    subscription.expiryTime.getTime() > now.getTime()
-  );
+  return SERVING_STATES.has(subscription.state) && subscription.expiryTime !== null && subscription.expiryTime.getTime() > now.getTime();
 }
 
 /**

@@ -80,7 +80,8 @@ describe('CorpCodeParser', () => {
 
 describe('parseResultXml', () => {
   it('reads the status document OpenDART sends instead of a ZIP', () => {
-    const xml = '<?xml version="1.0" encoding="UTF-8"?>\n<result>\n<status>011</status>\n<message>사용할 수 없는 키입니다.</message>\n</result>';
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<result>\n<status>011</status>\n<message>사용할 수 없는 키입니다.</message>\n</result>';
     expect(parseResultXml(xml)).toEqual({ status: '011', message: '사용할 수 없는 키입니다.' });
   });
 

@@ -21,7 +21,8 @@ export class DartBudgetStatusView implements DartBudgetStatus {
     nullable: true,
     type: String,
     example: DART_BUDGET_STATUS_EXAMPLE.exhaustedUntil,
-    description: 'Set while the daily allowance is spent (our count, or the disclosure system answered 020): when calls resume (next KST midnight)',
+    description:
+      'Set while the daily allowance is spent (our count, or the disclosure system answered 020): when calls resume (next KST midnight)',
   })
   exhaustedUntil: string | null;
   @ApiProperty({ description: 'DART_REQUESTS_PER_MINUTE', example: DART_BUDGET_STATUS_EXAMPLE.minuteLimit })

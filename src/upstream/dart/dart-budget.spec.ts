@@ -62,7 +62,11 @@ describe('LocalDartBudget', () => {
     await budget.acquire('backfill');
     for (const priority of DART_PRIORITIES) {
       const refusal = await refusalOf(budget.acquire(priority));
-      expect(refusal).toMatchObject({ kind: 'budget', status: 'DAILY_LIMIT', retryAfterMs: NEXT_KST_MIDNIGHT.getTime() - NOON_KST.getTime() });
+      expect(refusal).toMatchObject({
+        kind: 'budget',
+        status: 'DAILY_LIMIT',
+        retryAfterMs: NEXT_KST_MIDNIGHT.getTime() - NOON_KST.getTime(),
+      });
     }
     expect(budget.status()).toEqual({
       dailyLimit: 2,

@@ -71,7 +71,18 @@ describe('DartClient against the sandbox', () => {
     it('maps the query to the upstream parameters and the answer to a page', async () => {
       const { client } = clientFor(sandbox);
       const company = published[0].corp_code;
-      const page = await client.listPage({ corpCode: company, bgnDe: '20260101', endDe: '20260310', corpCls: published[0].corp_cls, lastReprtAt: 'N', pageNo: 1, pageCount: 5 }, 'adminFetch');
+      const page = await client.listPage(
+        {
+          corpCode: company,
+          bgnDe: '20260101',
+          endDe: '20260310',
+          corpCls: published[0].corp_cls,
+          lastReprtAt: 'N',
+          pageNo: 1,
+          pageCount: 5,
+        },
+        'adminFetch',
+      );
 
       expect(sandbox.control.requests[0].query).toEqual({
         crtfc_key: 'list-key',
@@ -116,7 +127,9 @@ describe('DartClient against the sandbox', () => {
       expect(sandbox.control.requests).toHaveLength(2);
 
       sandbox.control.clearRequests();
-      const firstPageOnly = await collect(client.listFilings({}, { priority: 'monitor', until: (filing) => filing.rcept_no === published[10].rcept_no }));
+      const firstPageOnly = await collect(
+        client.listFilings({}, { priority: 'monitor', until: (filing) => filing.rcept_no === published[10].rcept_no }),
+      );
       expect(firstPageOnly).toHaveLength(10);
       expect(sandbox.control.requests).toHaveLength(1);
     });
@@ -426,11 +439,31 @@ describe('DartClient against the sandbox', () => {
       const { client } = clientFor(sandbox);
       const listed = sandbox.control.companiesIn('K')[0];
       const company = await client.company(listed.corpCode, 'companyRead');
-      expect(company).toMatchObject({ corp_code: listed.corpCode, corp_name: listed.corpName, corp_cls: 'K', stock_code: listed.stockCode });
+      expect(company).toMatchObject({
+        corp_code: listed.corpCode,
+        corp_name: listed.corpName,
+        corp_cls: 'K',
+        stock_code: listed.stockCode,
+      });
       expect(Object.keys(company!).sort()).toEqual(
         [
-          'corp_code', 'corp_name', 'corp_name_eng', 'stock_name', 'stock_code', 'ceo_nm', 'corp_cls', 'jurir_no',
-          'bizr_no', 'adres', 'hm_url', 'ir_url', 'phn_no', 'fax_no', 'induty_code', 'est_dt', 'acc_mt',
+          'corp_code',
+          'corp_name',
+          'corp_name_eng',
+          'stock_name',
+          'stock_code',
+          'ceo_nm',
+          'corp_cls',
+          'jurir_no',
+          'bizr_no',
+          'adres',
+          'hm_url',
+          'ir_url',
+          'phn_no',
+          'fax_no',
+          'induty_code',
+          'est_dt',
+          'acc_mt',
         ].sort(),
       );
     });
@@ -438,7 +471,10 @@ describe('DartClient against the sandbox', () => {
     it('returns a delisted company as class E with its old stock code', async () => {
       const { client } = clientFor(sandbox);
       const delisted = sandbox.control.companiesIn('delisted')[0];
-      await expect(client.company(delisted.corpCode, 'companyRead')).resolves.toMatchObject({ corp_cls: 'E', stock_code: delisted.stockCode });
+      await expect(client.company(delisted.corpCode, 'companyRead')).resolves.toMatchObject({
+        corp_cls: 'E',
+        stock_code: delisted.stockCode,
+      });
     });
 
     it('returns null for a company OpenDART does not know (013)', async () => {
@@ -471,7 +507,9 @@ describe('DartClient.document against the sandbox', () => {
 
     expect(zip.subarray(0, 2).toString('latin1')).toBe('PK');
     expect(zip.equals((await sandbox.control.documentZip(served))!)).toBe(true);
-    expect(sandbox.control.requests).toEqual([{ path: '/api/document.xml', query: { crtfc_key: 'document-key', rcept_no: served }, at: expect.any(Date) }]);
+    expect(sandbox.control.requests).toEqual([
+      { path: '/api/document.xml', query: { crtfc_key: 'document-key', rcept_no: served }, at: expect.any(Date) },
+    ]);
   });
 
   it('throws a `missing` error on 014 after exactly one request, without retrying or warning', async () => {
@@ -505,7 +543,10 @@ describe('DartClient.document against the sandbox', () => {
 
     sandbox.control.clearRequests();
     sandbox.control.setKeyStatus('020');
-    expect(await failureOf(clientFor(sandbox).client.document(served, 'analysisDocument'))).toMatchObject({ kind: 'budget', status: '020' });
+    expect(await failureOf(clientFor(sandbox).client.document(served, 'analysisDocument'))).toMatchObject({
+      kind: 'budget',
+      status: '020',
+    });
     expect(sandbox.control.requests).toHaveLength(1);
     sandbox.control.setKeyStatus(null);
   });

@@ -11,14 +11,7 @@ import { type Clock, SystemClock } from '../../common/clock';
 import { startOfNextKstDay } from '../../common/korea-time';
 import type { AppConfig } from '../../config/app-config';
 import { parseResultXml, readCorpCodeZip } from './corp-code-parser';
-import {
-  type CorpCodeEntry,
-  type DartCompany,
-  DartError,
-  type DartFiling,
-  type DartListPage,
-  type DartListQuery,
-} from './dart.types';
+import { type CorpCodeEntry, type DartCompany, DartError, type DartFiling, type DartListPage, type DartListQuery } from './dart.types';
 import { type DartBudget, type DartBudgetStatus, type DartPriority, LocalDartBudget } from './dart-budget';
 
 export type DartClientConfig = Pick<
@@ -236,7 +229,11 @@ export class DartClient {
       const result = body.length <= ERROR_BODY_LIMIT ? parseResultXml(body.toString('utf8')) : null;
       if (result === null) throw unparsable('document.xml', 'the body is neither a ZIP nor a status document');
       if (result.status === NO_FILE) {
-        throw new DartError('missing', NO_FILE, this.redact(`document.xml has no file for ${rceptNo} (014${result.message ? `: ${result.message}` : ''})`));
+        throw new DartError(
+          'missing',
+          NO_FILE,
+          this.redact(`document.xml has no file for ${rceptNo} (014${result.message ? `: ${result.message}` : ''})`),
+        );
       }
       throw this.errorFor('document.xml', result.status, result.message);
     });

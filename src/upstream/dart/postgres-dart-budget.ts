@@ -223,7 +223,8 @@ export class PostgresDartBudget implements DartBudget, SlotSource {
   }
 
   private unavailable(error: unknown): DartError {
-    if (!isDatabaseUnavailable(error)) this.logger.error({ err: error }, 'the disclosure-system budget could not be read; refusing the call');
+    if (!isDatabaseUnavailable(error))
+      this.logger.error({ err: error }, 'the disclosure-system budget could not be read; refusing the call');
     return new DartError(
       'budget',
       'UNAVAILABLE',

@@ -1,4 +1,11 @@
-import { BudgetBusyError, RequestBudget, type RequestBudgetOptions, SlidingWindowLog, type SlotAnswer, type SlotSource } from './request-budget';
+import {
+  BudgetBusyError,
+  RequestBudget,
+  type RequestBudgetOptions,
+  SlidingWindowLog,
+  type SlotAnswer,
+  type SlotSource,
+} from './request-budget';
 import { FakeClock, settle } from '../../../test/support/fake-clock';
 
 const MINUTE = 60_000;
@@ -142,11 +149,7 @@ describe('RequestBudget over the sliding log', () => {
       const budget = windowed(1, time);
       const log: string[] = [];
       await budget.acquire({ rank: 0 });
-      const all = [
-        ask(budget, log, 'read-1', 5),
-        ask(budget, log, 'sync', 4),
-        ask(budget, log, 'read-2', 5),
-      ];
+      const all = [ask(budget, log, 'read-1', 5), ask(budget, log, 'sync', 4), ask(budget, log, 'read-2', 5)];
       await time.elapse(30_000);
       all.push(ask(budget, log, 'monitor', 0), ask(budget, log, 'backfill', 3), ask(budget, log, 'fetch', 1));
       await settle();
@@ -316,7 +319,7 @@ describe('RequestBudget over a source that answers later (the shared budget)', (
     expect(busiestWindow(source.starts.map((start) => start.at))).toBeLessThanOrEqual(2);
   });
 
-  it('wakes for a better rank the source may serve from its reserve, instead of sleeping out the worse rank\'s wait', async () => {
+  it("wakes for a better rank the source may serve from its reserve, instead of sleeping out the worse rank's wait", async () => {
     const time = new FakeClock();
     // Ten a minute; ranks from 2 on may use nine.
     const source = new SharedSourceDouble(time, 10, 1);

@@ -1,5 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import {
+  ArrayNotEmpty,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsOptional,
+  IsString,
+  Matches,
+  ValidateIf,
+} from 'class-validator';
 import { IMPACT_LEVELS, type ImpactLevel } from '../../analysis/analyzers/analysis-result.schema';
 import { ErrorBody } from '../../common/errors/error-body';
 import { REPORT_TYPES, type ReportType } from '../../disclosures/report-type';
@@ -18,7 +29,7 @@ export class AddWatchRequest {
 const CATEGORIES_DESCRIPTION =
   'Push only filings of these categories, derived from the report name (docs/filings-and-companies.md); null: every category';
 const MIN_IMPACT_DESCRIPTION =
-  "Push only filings whose analysis judged at least this impact; a filing not analysed when the push goes counts as passing. null: any impact";
+  'Push only filings whose analysis judged at least this impact; a filing not analysed when the push goes counts as passing. null: any impact';
 
 /** Any of the three; an absent field stays as it is, null clears a filter. */
 export class SetNotifyRequest {
@@ -29,7 +40,13 @@ export class SetNotifyRequest {
   @IsBoolean({ message: 'notify_enabled must be a boolean (true or false)' })
   notify_enabled?: boolean;
 
-  @ApiPropertyOptional({ enum: REPORT_TYPES, isArray: true, nullable: true, example: ['major_event', 'periodic'], description: CATEGORIES_DESCRIPTION })
+  @ApiPropertyOptional({
+    enum: REPORT_TYPES,
+    isArray: true,
+    nullable: true,
+    example: ['major_event', 'periodic'],
+    description: CATEGORIES_DESCRIPTION,
+  })
   @IsOptional()
   @IsArray({ message: 'categories must be an array of categories, or null' })
   @ArrayNotEmpty({ message: 'categories must name at least one category (null: every category)' })
@@ -66,7 +83,13 @@ export class WatchEntryView implements WatchEntry {
   @ApiProperty({ example: true, description: 'Push messages for new filings of this company' })
   notify_enabled: boolean;
 
-  @ApiProperty({ enum: REPORT_TYPES, isArray: true, nullable: true, example: ['major_event', 'periodic'], description: CATEGORIES_DESCRIPTION })
+  @ApiProperty({
+    enum: REPORT_TYPES,
+    isArray: true,
+    nullable: true,
+    example: ['major_event', 'periodic'],
+    description: CATEGORIES_DESCRIPTION,
+  })
   categories: ReportType[] | null;
 
   @ApiProperty({ enum: [...IMPACT_LEVELS].reverse(), nullable: true, example: 'medium', description: MIN_IMPACT_DESCRIPTION })

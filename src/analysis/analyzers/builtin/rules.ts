@@ -9,14 +9,56 @@ import type { EventFact, EventKind, FilingFacts } from '../../facts/filing-facts
 
 /** Words that make a sentence worth a key point, with their weight. */
 export const SENTENCE_KEYWORDS: readonly (readonly [string, number])[] = [
-  ['유상증자', 3], ['무상증자', 3], ['전환사채', 3], ['신주인수권', 3], ['교환사채', 3], ['신주', 2],
-  ['주주배정', 2], ['제3자배정', 2], ['일반공모', 2], ['발행가액', 2], ['자금조달', 2], ['시설자금', 2], ['운영자금', 2],
-  ['공급계약', 3], ['계약금액', 3], ['계약상대', 2], ['계약기간', 2], ['매출액 대비', 2], ['해지', 2],
-  ['매출액', 2], ['영업이익', 3], ['영업손실', 3], ['당기순이익', 2], ['당기순손실', 2], ['흑자전환', 3], ['적자전환', 3],
-  ['배당', 2], ['시가배당률', 2], ['최대주주', 3], ['자기주식', 2], ['지분', 1], ['보유비율', 2],
-  ['소송', 3], ['청구', 2], ['제재', 3], ['과징금', 3], ['횡령', 3], ['배임', 3],
-  ['합병', 3], ['분할', 2], ['양수', 2], ['양도', 2], ['취득', 2], ['처분', 2],
-  ['증가', 1], ['감소', 1], ['대비', 1], ['변경', 1], ['목적', 1], ['결정', 1],
+  ['유상증자', 3],
+  ['무상증자', 3],
+  ['전환사채', 3],
+  ['신주인수권', 3],
+  ['교환사채', 3],
+  ['신주', 2],
+  ['주주배정', 2],
+  ['제3자배정', 2],
+  ['일반공모', 2],
+  ['발행가액', 2],
+  ['자금조달', 2],
+  ['시설자금', 2],
+  ['운영자금', 2],
+  ['공급계약', 3],
+  ['계약금액', 3],
+  ['계약상대', 2],
+  ['계약기간', 2],
+  ['매출액 대비', 2],
+  ['해지', 2],
+  ['매출액', 2],
+  ['영업이익', 3],
+  ['영업손실', 3],
+  ['당기순이익', 2],
+  ['당기순손실', 2],
+  ['흑자전환', 3],
+  ['적자전환', 3],
+  ['배당', 2],
+  ['시가배당률', 2],
+  ['최대주주', 3],
+  ['자기주식', 2],
+  ['지분', 1],
+  ['보유비율', 2],
+  ['소송', 3],
+  ['청구', 2],
+  ['제재', 3],
+  ['과징금', 3],
+  ['횡령', 3],
+  ['배임', 3],
+  ['합병', 3],
+  ['분할', 2],
+  ['양수', 2],
+  ['양도', 2],
+  ['취득', 2],
+  ['처분', 2],
+  ['증가', 1],
+  ['감소', 1],
+  ['대비', 1],
+  ['변경', 1],
+  ['목적', 1],
+  ['결정', 1],
 ];
 
 /** Form lines that carry no news (addressee, contact, signatures, instructions). */
@@ -32,7 +74,8 @@ export const REPORT_RISK_WORDS = /계속기업.{0,40}(불확실성|의문)|중�
 export const REPORT_BOILERPLATE = /책임이\s*있|결론을\s*내립니다|평가합니다|감사인의\s*책임|경영진은|식별하고|인식합니다|측정합니다/;
 
 /** Words of a sentence that states a risk. */
-export const RISK_WORDS = /위험|불확실|변동될 수|변경될 수|지연|해지|취소|철회|소송|희석|손실|적자|미확정|제재|과징금|감사의견|계속기업|우려/;
+export const RISK_WORDS =
+  /위험|불확실|변동될 수|변경될 수|지연|해지|취소|철회|소송|희석|손실|적자|미확정|제재|과징금|감사의견|계속기업|우려/;
 
 interface CategoryRule {
   category: AnalysisCategory;
@@ -46,17 +89,54 @@ interface CategoryRule {
 export const CATEGORY_RULES: readonly CategoryRule[] = [
   {
     category: 'legal',
-    reportWords: ['소송', '제재', '과징금', '횡령', '배임', '불성실공시', '상장폐지', '거래정지', '매매거래정지', '회생', '파산', '영업정지', '감사의견'],
+    reportWords: [
+      '소송',
+      '제재',
+      '과징금',
+      '횡령',
+      '배임',
+      '불성실공시',
+      '상장폐지',
+      '거래정지',
+      '매매거래정지',
+      '회생',
+      '파산',
+      '영업정지',
+      '감사의견',
+    ],
     textWords: ['소송', '원고', '피고', '판결', '제재', '과징금', '횡령', '배임'],
   },
   {
     category: 'mna',
-    reportWords: ['합병', '회사분할', '분할합병', '영업양수', '영업양도', '주식교환', '주식이전', '자산양수', '자산양도', '타법인주식및출자증권'],
+    reportWords: [
+      '합병',
+      '회사분할',
+      '분할합병',
+      '영업양수',
+      '영업양도',
+      '주식교환',
+      '주식이전',
+      '자산양수',
+      '자산양도',
+      '타법인주식및출자증권',
+    ],
     textWords: ['합병', '분할', '양수', '양도', '인수', '주식교환'],
   },
   {
     category: 'capital_raise',
-    reportWords: ['유상증자', '무상증자', '감자', '전환사채', '신주인수권부사채', '교환사채', '사채권', '증권신고서', '투자설명서', '증권발행실적', '소액공모'],
+    reportWords: [
+      '유상증자',
+      '무상증자',
+      '감자',
+      '전환사채',
+      '신주인수권부사채',
+      '교환사채',
+      '사채권',
+      '증권신고서',
+      '투자설명서',
+      '증권발행실적',
+      '소액공모',
+    ],
     textWords: ['유상증자', '무상증자', '전환사채', '신주인수권', '교환사채', '신주', '발행가액', '청약'],
   },
   { category: 'dividend', reportWords: ['배당'], textWords: ['배당금', '시가배당률', '배당기준일', '주당배당금'] },
@@ -151,12 +231,18 @@ export function judge(category: AnalysisCategory, facts: FilingFacts, reportName
 
   switch (category) {
     case 'capital_raise': {
-      if (/무상증자/.test(name)) return result('positive', 'medium', 'up', '무상증자는 회사 가치를 바꾸지 않지만 유통 주식이 늘어 통상 긍정적으로 받아들여집니다.');
+      if (/무상증자/.test(name))
+        return result('positive', 'medium', 'up', '무상증자는 회사 가치를 바꾸지 않지만 유통 주식이 늘어 통상 긍정적으로 받아들여집니다.');
       if (/감자/.test(name)) return result('negative', 'medium', 'down', '감자 결정은 통상 주주에게 부정적인 신호로 받아들여집니다.');
       const ratio = dilutionPercent(facts.event);
       const level: ImpactLevel = ratio === null ? 'medium' : ratio >= 20 ? 'high' : ratio >= 5 ? 'medium' : 'low';
       const size = ratio === null ? '' : ` 새로 발행하는 주식은 기존 발행주식의 ${ratio.toFixed(1)}%입니다(원문 수치로 계산).`;
-      return result('negative', level, 'down', `신주나 주식으로 바뀔 수 있는 증권의 발행으로 기존 주주의 지분이 희석될 수 있습니다.${size}`);
+      return result(
+        'negative',
+        level,
+        'down',
+        `신주나 주식으로 바뀔 수 있는 증권의 발행으로 기존 주주의 지분이 희석될 수 있습니다.${size}`,
+      );
     }
     case 'contract': {
       if (facts.eventKind === 'contract_termination' || /해지|취소|해제/.test(name)) {
@@ -171,7 +257,8 @@ export function judge(category: AnalysisCategory, facts: FilingFacts, reportName
     case 'earnings':
     case 'periodic': {
       const trend = earningsTrend(facts);
-      if (trend === null) return result('neutral', 'low', 'unclear', '원문의 표에서 이번 기와 전기의 실적을 함께 찾지 못해 증감 방향을 판단하지 않았습니다.');
+      if (trend === null)
+        return result('neutral', 'low', 'unclear', '원문의 표에서 이번 기와 전기의 실적을 함께 찾지 못해 증감 방향을 판단하지 않았습니다.');
       const level: ImpactLevel = category === 'earnings' ? (trend.crossed ? 'high' : 'medium') : 'low';
       if (trend.direction > 0) return result('positive', level, 'up', trend.said);
       if (trend.direction < 0) return result('negative', level, 'down', trend.said);
@@ -233,7 +320,8 @@ function earningsTrend(facts: FilingFacts): { direction: number; said: string; c
 /** "영업이익이 전기보다 늘었습니다(+12.3%).", "영업손실이 전기보다 줄었습니다(적자지속)." */
 function trendSentence(item: 'operating_profit' | 'revenue', now: number, before: number, change: string | null): string {
   const note = change === null ? '' : `(${change})`;
-  if (item === 'revenue') return now === before ? '매출액이 전기와 같습니다.' : `매출액이 전기보다 ${now > before ? '늘었' : '줄었'}습니다${note}.`;
+  if (item === 'revenue')
+    return now === before ? '매출액이 전기와 같습니다.' : `매출액이 전기보다 ${now > before ? '늘었' : '줄었'}습니다${note}.`;
   if (before < 0 && now > 0) return `영업실적이 흑자로 돌아섰습니다${note}.`;
   if (before > 0 && now < 0) return `영업실적이 손실로 돌아섰습니다${note}.`;
   if (now === before) return '영업실적이 전기와 같습니다.';
