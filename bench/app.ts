@@ -11,8 +11,8 @@ import { AppModule } from '../src/app.module';
 import { configureApp } from '../src/app.setup';
 import { ServiceExpressAdapter } from '../src/common/http/express-adapter';
 import { preparedStatementName } from '../src/database/prepared-statements';
-import { HttpCacheService } from '../src/common/http-cache/http-cache.service';
-import { type AppConfig, loadConfig } from '../src/config/app-config';
+import { HttpCacheService } from '../src/http-cache/http-cache.service';
+import { type AppConfig, loadConfig } from '../src/app-config';
 import { createRootLogger } from '../src/logging/root-logger';
 
 /** What the bare route answers: a constant, small JSON array. */

@@ -73,7 +73,7 @@ export function createCleanups(log: (line: string) => void): Cleanups {
           await step.run();
           log(`cleaned up: ${step.label}`);
         } catch (error) {
-          log(`cleaning up ${step.label} failed: ${String(error)}`);
+          log(`cleaning up ${step.label} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         }
       }
     })();

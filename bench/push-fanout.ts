@@ -9,10 +9,11 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
 import { kstDate } from '../src/common/korea-time';
-import type { AppConfig } from '../src/config/app-config';
+import type { AppConfig } from '../src/app-config';
 import { DisclosureIngestService } from '../src/disclosures/disclosure-ingest.service';
 import { type PushMessage, PushSender, type PushSendResult } from '../src/push/push-sender';
 import type { DartFiling } from '../src/upstream/dart/dart.types';
@@ -107,18 +108,23 @@ interface Seeded {
  * it with notifications off, and users watching other companies: every user has two
  * tokens of realistic length (FCM tokens are about 160 characters).
  */
-async function seed(dataSource: DataSource, watchers: number): Promise<Seeded> {
+async function seed(databaseUrl: string, watchers: number): Promise<Seeded> {
   const started = performance.now();
-  // One transaction without the service's statement timeout: a million rows take longer than a request may.
-  return dataSource.transaction(async (db) => {
+  // One transaction on a connection of its own, without the service's timeouts: a million rows take longer
+  // than a request may (statement_timeout), and on a busy machine longer than the pool's client waits for
+  // an answer (readTimeoutMs, 6 s).
+  const db = new Client({ connectionString: databaseUrl, application_name: 'bench' });
+  await db.connect();
+  try {
+    await db.query('BEGIN');
     await db.query('SET LOCAL statement_timeout = 0');
     const muted = Math.round(watchers / 5);
     const elsewhere = Math.round(watchers / 2);
     const ids = (
-      await db.query<{ id: number }[]>("INSERT INTO users (premium_tier) SELECT 'none' FROM generate_series(1, $1) RETURNING id", [
+      await db.query<{ id: number }>("INSERT INTO users (premium_tier) SELECT 'none' FROM generate_series(1, $1) RETURNING id", [
         watchers + muted + elsewhere,
       ])
-    ).map((row) => row.id);
+    ).rows.map((row) => row.id);
     await db.query(
       `INSERT INTO watch_stocks (user_id, corp_code, corp_name, notify_enabled)
      SELECT u.id,
@@ -134,9 +140,12 @@ async function seed(dataSource: DataSource, watchers: number): Promise<Seeded> {
      FROM unnest($1::int[]) AS u(id), generate_series(1, $2::int) AS k`,
       [ids, TOKENS_PER_WATCHER],
     );
+    await db.query('COMMIT');
     await db.query('ANALYZE users, watch_stocks, push_tokens');
     return { watchers, muted, elsewhere, tokens: ids.length * TOKENS_PER_WATCHER, ms: performance.now() - started };
-  });
+  } finally {
+    await db.end();
+  }
 }
 
 function filingOf(run: number): DartFiling {
@@ -345,7 +354,7 @@ async function main(): Promise<void> {
   const db = app.get(DataSource);
   (globalThis as { gc?: () => void }).gc?.();
   const idleRss = process.memoryUsage().rss;
-  const seeded = await seed(db, watchers);
+  const seeded = await seed(database.url, watchers);
   log(`seeded ${int(seeded.watchers + seeded.muted + seeded.elsewhere)} users and ${int(seeded.tokens)} tokens in ${ms(seeded.ms)}`);
   const postgres = (await db.query<{ version: string }[]>('SELECT version()'))[0].version.split(' on ')[0];
 

@@ -1,6 +1,6 @@
 /**
  * What the framework itself costs: a NestJS 11 app on the same Express adapter as the
- * service (`ServiceExpressAdapter`, whose requests die young), one `@Get` handler returning
+ * service (`ServiceExpressAdapter`), one `@Get` handler returning
  * the same body as a value (Nest serialises it), no middleware, pipes, guards or
  * interceptors, logger off. The reference of the "cache hit ≥ 90% of a bare NestJS route"
  * target. Run as its own process: `node bare-nest-anchor.js <bodies.json>`; tells its parent

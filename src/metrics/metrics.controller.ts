@@ -3,9 +3,10 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AppError } from '../common/errors/app-error';
 import { secretsEqual } from '../common/secrets-equal';
-import type { AppConfig } from '../config/app-config';
+import type { EnvironmentConfig } from '../config/environment';
 import { InjectConfig } from '../config/config.module';
 import { Metrics } from './metrics';
+import type { MetricsConfig } from './metrics.config';
 
 /**
  * `GET /metrics` in the Prometheus text format: open in local and dev; in production
@@ -16,7 +17,7 @@ import { Metrics } from './metrics';
 export class MetricsController {
   constructor(
     private readonly metrics: Metrics,
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: EnvironmentConfig & MetricsConfig,
   ) {}
 
   @Get()

@@ -64,6 +64,9 @@ describe('Metrics', () => {
     expect(sampleOf(text, 'analysis_queue_depth', '{status="PENDING"}')).toBe(5);
     expect(text).not.toMatch(/^push_outbox_backlog[{ ]/m);
     expect(sampleOf(text, 'db_pool_waiting_requests')).toBe(0);
-    expect(warn).toHaveBeenCalledWith('push_outbox_backlog left out of the scrape: connection terminated');
+    expect(warn).toHaveBeenCalledWith(
+      { err: expect.objectContaining({ message: 'connection terminated' }) },
+      'push_outbox_backlog left out of the scrape',
+    );
   });
 });

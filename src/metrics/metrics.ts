@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { type CounterSeries, FastCounter, FastHistogram } from './fast-metrics';
+import { type CounterSeries, FastCounter, FastHistogram } from '../runtime-fixes/prom-client-fast-metrics/fast-metrics';
 
 export type AnalysisOutcome = 'completed' | 'unavailable' | 'failed' | 'postponed';
 export type PushOutcome = 'sent' | 'unregistered' | 'transient' | 'rejected';
@@ -159,7 +159,7 @@ export class Metrics {
           counts = (await read()) ?? {};
         } catch (error) {
           // The rest of the scrape (the pool, the process) matters most when the database does not answer.
-          logger.warn(`${name} left out of the scrape: ${error instanceof Error ? error.message : String(error)}`);
+          logger.warn({ err: error }, `${name} left out of the scrape`);
           counts = {};
         }
         this.reset();

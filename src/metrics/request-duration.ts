@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { HistogramSeries } from './fast-metrics';
+import type { Clock } from '../common/clock';
+import type { HistogramSeries } from '../runtime-fixes/prom-client-fast-metrics/fast-metrics';
 import type { Metrics } from './metrics';
 
 /** The route label of a request no route answered (unknown paths, refusals before routing). */
@@ -7,7 +8,7 @@ export const NO_ROUTE = 'none';
 /** The catch-all route Nest answers unknown paths with (404). */
 const NOT_FOUND_ROUTE = '/{*path}';
 
-/** When the request arrived (performance.now()), kept on its response for the 'finish' listener. */
+/** When the request arrived (the clock's monotonic time), kept on its response for the 'finish' listener. */
 const STARTED_AT = Symbol('requestStartedAt');
 type TimedResponse = Response & { [STARTED_AT]: number };
 
@@ -24,11 +25,11 @@ export function routeTemplateOf(req: Request): string {
 
 /**
  * Times every request into `http_request_duration_seconds`, labelled by the route
- * template (never the raw URL, so the label set stays bounded). Per request: one
- * clock read, one shared 'finish' listener (no closure), three map lookups of a
- * series kept since its first request, and its observe (a few increments).
+ * template (never the raw URL, so the label set stays bounded), on the monotonic time
+ * of `clock`. Per request: one clock read, one shared 'finish' listener (no closure),
+ * three map lookups of a series kept since its first request, and its observe (a few increments).
  */
-export function recordRequestDuration(metrics: Metrics): RequestHandler {
+export function recordRequestDuration(metrics: Metrics, clock: Clock): RequestHandler {
   // method → route template → status → series: no key string is built per request.
   const byMethod = new Map<string, Map<string, Map<number, HistogramSeries>>>();
 
@@ -43,12 +44,12 @@ export function recordRequestDuration(metrics: Metrics): RequestHandler {
   }
 
   function finished(this: TimedResponse): void {
-    const seconds = (performance.now() - this[STARTED_AT]) / 1000;
+    const seconds = (clock.monotonicMs() - this[STARTED_AT]) / 1000;
     seriesOf(this.req.method, routeTemplateOf(this.req), this.statusCode).observe(seconds);
   }
 
   return (_req: Request, res: Response, next: NextFunction) => {
-    (res as TimedResponse)[STARTED_AT] = performance.now();
+    (res as TimedResponse)[STARTED_AT] = clock.monotonicMs();
     // `on`, not `once`: a response finishes once, and once would wrap the listener per request.
     res.on('finish', finished);
     next();

@@ -1,9 +1,48 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { installLeanAsyncResourceBind } from './async-resource-bind';
+import type { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
+import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer';
+import { lastValueFrom, type Observable } from 'rxjs';
+import { installLeanAsyncResourceBind, nodeAsyncResourceBind, nodeBindAddsAsyncResource } from './async-resource-bind';
+
+const nodeMajor = Number(process.versions.node.split('.')[0]);
 
 describe('installLeanAsyncResourceBind', () => {
   const storage = new AsyncLocalStorage<string>();
   beforeAll(() => installLeanAsyncResourceBind());
+
+  // Checked on Node 24.21.0 (accessor) and 26.10.0 (none). A failure on a major before 26 means that
+  // Node no longer adds the accessor: the fix is no longer needed there; measure again and remove it.
+  it('is needed where Node’s own bind adds the deprecated asyncResource accessor (before Node 26), and only there', () => {
+    expect({ node: process.version, addsAccessor: nodeBindAddsAsyncResource() }).toEqual({
+      node: process.version,
+      addsAccessor: nodeMajor < 26,
+    });
+    if (nodeBindAddsAsyncResource()) {
+      expect(AsyncResource.prototype.bind).not.toBe(nodeAsyncResourceBind());
+    } else {
+      // Not needed: Node's own bind stays in place.
+      expect(AsyncResource.prototype.bind).toBe(nodeAsyncResourceBind());
+    }
+  });
+
+  it('is needed while Nest binds each interception with AsyncResource.bind (@nestjs/core InterceptorsConsumer)', async () => {
+    const bindSpy = jest.spyOn(AsyncResource, 'bind');
+    try {
+      const passThrough: NestInterceptor = { intercept: (_context: ExecutionContext, next: CallHandler) => next.handle() };
+      const consumer = new InterceptorsConsumer();
+      const answer = (await consumer.intercept(
+        [passThrough],
+        [],
+        {},
+        () => undefined,
+        () => Promise.resolve('handled'),
+      )) as Observable<string>;
+      await expect(lastValueFrom(answer)).resolves.toBe('handled');
+      expect(bindSpy).toHaveBeenCalled();
+    } finally {
+      bindSpy.mockRestore();
+    }
+  });
 
   it('binds without the deprecated asyncResource accessor, keeping the function’s length', () => {
     const fn = (a: number, b: number) => a + b;

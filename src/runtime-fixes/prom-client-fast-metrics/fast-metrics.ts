@@ -1,3 +1,17 @@
+/*
+ * Runtime fix: the two metric families recorded on every request, outside prom-client.
+ *
+ * Works around: prom-client validates, copies and hashes the labels on every `observe` and `inc`,
+ * even through a labelled child. These families keep a series per label values, and recording is a
+ * few number increments. To be scraped with prom-client's own, they reach into its registry's
+ * contract for a metric: `registerMetric` takes them as they are (not prom-client `Metric`s), keyed
+ * by `name`; a scrape awaits `get()` and prints `name`, `help`, `type` and each of `values`
+ * (`metricName`, `labels`, `value`); `resetMetrics()` calls `reset()`; a cluster aggregates by `aggregator`.
+ * Checked against: prom-client 15.1.3, on Node.js 24.21.0 and 26.10.0.
+ * Measured: docs/operations.md, "Runtime fixes" (and docs/metrics.md, "Cost per request"). The spec
+ * fails when prom-client stops hashing the labels of a child's calls (the fix is then no longer
+ * needed) and when its registry stops reading these families as it reads its own.
+ */
 import type { Metric, Registry } from 'prom-client';
 
 /** What prom-client's registry reads from a family when it is scraped. */
