@@ -25,6 +25,7 @@ import { createDatabase } from '../test/support/test-database';
 import { benchConfig } from './app';
 import { CpuMonitor } from './cpu-monitor';
 import { createCleanups, createLog, envNumber, runBenchmark, writeResultsPage } from './harness';
+import { BENCHMARKS_PAGE_HEADER } from './report';
 
 const log = createLog('bench:buckets');
 const cleanups = createCleanups(log);
@@ -305,7 +306,7 @@ function markdown(r: Report): string {
 
 /** This section replaced in place, or appended to the page. */
 function withSection(existing: string | null, section: string): string {
-  const page = existing ?? '# Benchmarks\n';
+  const page = existing ?? BENCHMARKS_PAGE_HEADER;
   const begin = page.indexOf(BUCKETS_BEGIN);
   const end = page.indexOf(BUCKETS_END);
   if (begin !== -1 && end > begin) return page.slice(0, begin) + section + page.slice(end + BUCKETS_END.length);

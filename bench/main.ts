@@ -14,6 +14,7 @@ import type { MemorySample } from './server-protocol';
 import {
   type AnchoredHit,
   type BenchReport,
+  BENCHMARKS_PAGE_HEADER,
   GENERATED_BEGIN,
   GENERATED_END,
   type MachineInfo,
@@ -61,13 +62,19 @@ async function machineInfo(client: Client, origin: string): Promise<MachineInfo>
   };
 }
 
-/** The page with its generated part replaced; the text around the markers is kept. */
+/**
+ * The page with its generated part replaced; the text around the markers is kept. A page
+ * without that part yet (new, or holding only `npm run bench:buckets`' section) gets it
+ * right below the fixed header, above any other section.
+ */
 function withGenerated(existing: string | null, generated: string): string {
   const begin = existing?.indexOf(GENERATED_BEGIN) ?? -1;
   const end = existing?.indexOf(GENERATED_END) ?? -1;
-  return existing !== null && begin !== -1 && end > begin
-    ? existing.slice(0, begin) + generated + existing.slice(end + GENERATED_END.length)
-    : `# Benchmarks\n\nWhat \`npm run bench\` measures on this machine, and the numbers of its last run.\n\n${generated}\n`;
+  if (existing !== null && begin !== -1 && end > begin) {
+    return existing.slice(0, begin) + generated + existing.slice(end + GENERATED_END.length);
+  }
+  const rest = existing?.startsWith(BENCHMARKS_PAGE_HEADER) ? existing.slice(BENCHMARKS_PAGE_HEADER.length).trim() : '';
+  return `${BENCHMARKS_PAGE_HEADER}\n${generated}\n${rest === '' ? '' : `\n${rest}\n`}`;
 }
 
 /** The data set sizes of the scaling table: 100,000 and 1,000,000 filings where they are below BENCH_FILINGS, then BENCH_FILINGS itself. */
@@ -122,9 +129,10 @@ async function main(): Promise<void> {
   const warnings: string[] = [];
   const boot: Record<string, number> = {};
 
-  // An embedded server gets room for the 1,000,000-filing data set (about 800 MB with its indexes) in its own buffers,
-  // as a production server is sized to its working set: a company's page touches 100-150 pages spread over the table,
-  // which with the default 128 MB came from the kernel's cache on every read.
+  // An embedded server gets room for the 1,000,000-filing data set with its indexes (their sizes: docs/benchmarks.md,
+  // "Data set") in its own buffers, as a production server is sized to its working set: a company's page touches pages
+  // spread over the table, which with the default 128 MB came from the kernel's cache on every read
+  // (docs/benchmarks-history.md, "How the measurements changed").
   const postgres = await timedStep(boot, 'PostgreSQL', () => startPostgresServer('bench', log, { shared_buffers: '1GB' }));
   cleanups.push({ label: `PostgreSQL (${postgres.origin})`, run: () => postgres.stop() });
 

@@ -84,9 +84,9 @@ export async function buildScenarios(client: Client, inputs: ScenarioInputs): Pr
   const { report } = inputs;
   const rng = new Prng(report.options.seed + 10);
 
-  // 12 % of the filings, and at least 50,000: a fast machine asks for about 20,000 of them at 100,000
-  // filings (the warm-up, one connection, the fixed rate and their retries), where 12 % ran out, and
-  // for about 50,000 more at the main size (the 20-connection misses).
+  // 12 % of the filings, and at least 50,000: each miss of `disclosures/{rceptNo}` asks for a receipt number not asked
+  // before, and at 100,000 filings a fast machine asked for more than 12 % (the warm-up, one connection, the fixed rate and
+  // their retries); how many it asks for at each size: docs/benchmarks-history.md, "Full collections and the HTTP cache".
   const samplePercent = Math.min(100, Math.max(12, (100 * 50_000) / report.options.filings));
   const rceptNos = shuffle(
     (

@@ -3,12 +3,13 @@
  * only binds and executes (PostgreSQL's extended protocol; pg's named queries).
  *
  * The public reads run a handful of fixed texts thousands of times a second. Sent
- * unnamed, each execution pays PostgreSQL's parse, analysis and planning again:
- * 0.2-0.4 ms for the feed statements, more than executing them. Prepared, PostgreSQL
- * parses once per connection and, for a statement whose generic plan costs no more
- * than its custom ones (a filing or a company by key, a company's feed), stops planning
- * too; for the others (a LIMIT or a date range decides the plan) it keeps planning
- * per execution, as before, and only the parse is saved (docs/benchmarks.md).
+ * unnamed, each execution pays PostgreSQL's parse, analysis and planning again, and
+ * planning a feed statement took longer than executing it (docs/benchmarks-history.md,
+ * "Prepared statements"). Prepared, PostgreSQL parses once per connection and, for a
+ * statement whose generic plan costs no more than its custom ones (a filing or a company
+ * by key, a company's feed), stops planning too; for the others (a LIMIT or a date range
+ * decides the plan) it keeps planning per execution, as before, and only the parse is
+ * saved (docs/benchmarks.md, "Query plans": its plan column says which).
  *
  * Only texts registered here are prepared, and they are registered once, at module
  * scope, from constants: a connection keeps each prepared statement until it closes,
