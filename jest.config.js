@@ -1,6 +1,8 @@
-// Unit tests live beside the code (src/**/*.spec.ts, local/**/*.spec.ts); end-to-end tests boot the real
-// AppModule against PostgreSQL (test/**/*.e2e-spec.ts). TypeScript is compiled by swc
-// with legacy decorators and decorator metadata, as Nest needs.
+// Three tiers (docs/development.md, "Tests"): unit tests beside the code (src/**/*.spec.ts,
+// local/**/*.spec.ts); integration tests of each table's owner against PostgreSQL, without the
+// application (test/integration/**/*.int-spec.ts); end-to-end tests that boot the real AppModule
+// against PostgreSQL (test/**/*.e2e-spec.ts). TypeScript is compiled by swc with legacy decorators
+// and decorator metadata, as Nest needs.
 const swc = [
   '@swc/jest',
   {
@@ -28,12 +30,26 @@ module.exports = {
   maxWorkers: 2,
   testTimeout: 30_000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/local/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      // eslint/: the project's own lint rules.
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/local/**/*.spec.ts', '<rootDir>/eslint/**/*.spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
+      // The same files as e2e's: Jest runs a setup file once however many projects name it, so a run
+      // of both tiers shares one PostgreSQL server and one migrated template.
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
     {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      // Only end-to-end runs need the PostgreSQL server.
+      // Only the tiers that use the database need the PostgreSQL server.
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

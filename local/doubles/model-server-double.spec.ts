@@ -6,7 +6,10 @@ describe('startModelServerDouble', () => {
     try {
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
+      let asked!: () => void;
+      const reachedTheModel = new Promise<void>((resolve) => (asked = resolve));
       model.answerWith(async () => {
+        asked();
         await released;
         return chatCompletion('{"ok":true}');
       });
@@ -15,7 +18,9 @@ describe('startModelServerDouble', () => {
         answered = true;
         return res.json() as Promise<{ choices: Array<{ message: { content: string } }> }>;
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The request is with the model, which has not answered: nor has the server.
+      await reachedTheModel;
+      await new Promise((resolve) => setImmediate(resolve));
       expect(answered).toBe(false);
       release();
       expect((await response).choices[0].message.content).toBe('{"ok":true}');

@@ -2,11 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { preparedStatement } from '../database/prepared-statements';
-import type { ActiveStockView } from '../stocks/stock.view';
 import type { DartFiling } from '../upstream/dart/dart.types';
 import { DisclosureEntity } from './disclosure.entity';
 import { type DisclosureRow, type DisclosureView, toDisclosureView } from './disclosure.view';
 import { FEED_LIMITS } from './dto/list-disclosures.dto';
+
+/** A listed company as its latest summarised filing names it (the stocks feature answers it as ActiveStockView). */
+export interface SummarisedCompany {
+  corp_code: string;
+  corp_name: string;
+  stock_code: string;
+}
 
 export interface DisclosureFilter {
   corpCode?: string;
@@ -159,15 +165,17 @@ export class DisclosureStore {
    * (at most 100 companies), never the size of the table. Null when `before` names no filing.
    */
   async watchedFeed(userId: number, limit: number, before?: string): Promise<DisclosureView[] | null> {
-    let cursor: { rcept_dt: string; created_at: Date; rcept_no: string } | null = null;
+    // created_at travels as text: the column keeps microseconds, a JavaScript Date only
+    // milliseconds, and filings stored in one transaction share one created_at.
+    let cursor: { rcept_dt: string; created_at: string; rcept_no: string } | null = null;
     if (before !== undefined) {
-      [cursor] = await this.dataSource.query<{ rcept_dt: string; created_at: Date; rcept_no: string }[]>(
-        'SELECT rcept_dt, created_at, rcept_no FROM disclosures WHERE rcept_no = $1',
+      [cursor] = await this.dataSource.query<{ rcept_dt: string; created_at: string; rcept_no: string }[]>(
+        'SELECT rcept_dt, created_at::text AS created_at, rcept_no FROM disclosures WHERE rcept_no = $1',
         [before],
       );
       if (cursor === undefined) return null;
     }
-    const after = cursor === null ? '' : 'AND (d.rcept_dt, d.created_at, d.rcept_no) < ($3, $4, $5)';
+    const after = cursor === null ? '' : 'AND (d.rcept_dt, d.created_at, d.rcept_no) < ($3, $4::timestamptz, $5)';
     const rows = await this.dataSource.query<DisclosureRow[]>(
       `SELECT f.rcept_no, f.corp_name, f.corp_code, f.stock_code, f.report_name, f.rcept_dt, f.submitter, a.one_liner AS summary
        FROM watch_stocks w
@@ -189,7 +197,7 @@ export class DisclosureStore {
    * Listed companies with at least one filing dated `rceptDt` that has a completed,
    * non-empty summary: one entry each, from its latest such filing, newest first.
    */
-  async summarisedCompaniesOn(rceptDt: string, limit: number): Promise<ActiveStockView[]> {
-    return this.dataSource.query<ActiveStockView[]>(SUMMARISED_COMPANIES_STATEMENT, [rceptDt, limit]);
+  async summarisedCompaniesOn(rceptDt: string, limit: number): Promise<SummarisedCompany[]> {
+    return this.dataSource.query<SummarisedCompany[]>(SUMMARISED_COMPANIES_STATEMENT, [rceptDt, limit]);
   }
 }

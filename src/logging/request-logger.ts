@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type Store, storage } from 'nestjs-pino/storage';
 import type { Logger } from 'pino';
+import type { Clock } from '../common/clock';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Probes answer often and say nothing worth a line. */
@@ -13,8 +14,10 @@ interface Access {
   id: string;
   method: string;
   url: string;
+  /** The clock's monotonic time at arrival. */
   startedAt: number;
   logger: Logger;
+  clock: Clock;
 }
 type LoggedResponse = Response & { [ACCESS]?: Access };
 
@@ -27,9 +30,10 @@ type LoggedResponse = Response & { [ACCESS]?: Access };
  * Every line logged while the request is served carries `reqId`: the request runs in
  * nestjs-pino's async context with a child logger that is made only when something logs
  * (most requests log nothing but their access line, which is written with the id as a
- * field instead). One line per request, at `info`, `warn` for 4xx, `error` for 5xx.
+ * field instead). One line per request, at `info`, `warn` for 4xx, `error` for 5xx, with
+ * `responseTime` in whole milliseconds on the monotonic time of `clock`.
  */
-export function createRequestLogger(root: Logger): RequestHandler {
+export function createRequestLogger(root: Logger, clock: Clock): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -46,7 +50,14 @@ export function createRequestLogger(root: Logger): RequestHandler {
       responseLogger: undefined,
     };
     if (!UNLOGGED_PATHS.has(req.url)) {
-      (res as LoggedResponse)[ACCESS] = { id, method: req.method, url: req.originalUrl, startedAt: Date.now(), logger: root };
+      (res as LoggedResponse)[ACCESS] = {
+        id,
+        method: req.method,
+        url: req.originalUrl,
+        startedAt: clock.monotonicMs(),
+        logger: root,
+        clock,
+      };
       res.on('close', logAccess);
     }
     storage.run(store as unknown as Store, next);
@@ -62,7 +73,7 @@ function logAccess(this: LoggedResponse): void {
     reqId: access.id,
     req: { method: access.method, url: access.url },
     res: { statusCode: status },
-    responseTime: Date.now() - access.startedAt,
+    responseTime: Math.round(access.clock.monotonicMs() - access.startedAt),
   };
   if (!completed) access.logger.warn(line, 'request aborted');
   else if (status >= 500) access.logger.error(line, 'request errored');

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { FirebaseAppError } from 'firebase-admin/app';
 import { type BatchResponse, FirebaseMessagingError, Messaging, type TokenMessage } from 'firebase-admin/messaging';
+import { FakeClock } from '../../test/support/fake-clock';
 import { firebaseServiceAccountJson } from '../../test/support/firebase-doubles';
 import { SystemClock } from '../common/clock';
 import { DisabledPushSender } from './disabled-push-sender';
@@ -9,6 +10,9 @@ import { newFilingMessage } from './new-filing-message';
 import type { PushMessage } from './push-sender';
 
 // The constructors firebase-admin builds its errors with are internal to its typings.
+/** When the tests' messages are sent, by the sender's clock (a fraction of a second past, to see it rounded down). */
+const SENT_AT = new Date('2026-11-20T03:00:00.750Z');
+
 const MessagingError = FirebaseMessagingError as unknown as {
   new (info: { code: string; message: string }): Error;
   /** How firebase-admin turns an FCM error answer (`error.details[].errorCode` or `error.status`) into an error. */
@@ -103,7 +107,7 @@ describe('FirebasePushSender', () => {
     log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     sendEach = jest.spyOn(Messaging.prototype, 'sendEach');
-    sender = new QuickFirebasePushSender(firebaseServiceAccountJson(), new SystemClock());
+    sender = new QuickFirebasePushSender(firebaseServiceAccountJson(), new FakeClock(SENT_AT));
     await sender.onModuleInit();
   });
 
@@ -141,7 +145,6 @@ describe('FirebasePushSender', () => {
 
   it('sends a visible notification for both platforms with the data payload', async () => {
     sendEach.mockResolvedValue({ responses: [{ success: true }], successCount: 1, failureCount: 0 });
-    const before = Date.now();
     await sender.send([message(1)]);
     const [[[sent]]] = sendEach.mock.calls;
     expect(sent).toEqual({
@@ -153,15 +156,13 @@ describe('FirebasePushSender', () => {
         headers: {
           'apns-priority': '10',
           'apns-push-type': 'alert',
-          'apns-expiration': expect.stringMatching(/^\d{10}$/),
+          // The notification's TTL from the moment it is sent, in whole seconds.
+          'apns-expiration': String(Math.floor((SENT_AT.getTime() + NOTIFICATION_TTL_MS) / 1000)),
           'apns-collapse-id': '20261120000123',
         },
         payload: { aps: { sound: 'default' } },
       },
     });
-    const expiration = Number((sent as TokenMessage).apns!.headers!['apns-expiration']) * 1000;
-    expect(expiration).toBeGreaterThanOrEqual(before + NOTIFICATION_TTL_MS - 1000);
-    expect(expiration).toBeLessThanOrEqual(Date.now() + NOTIFICATION_TTL_MS);
   });
 
   it('turns a failed call into one classified result per message instead of throwing', async () => {

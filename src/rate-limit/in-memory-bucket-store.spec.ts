@@ -1,3 +1,4 @@
+import { FakeClock } from '../../test/support/fake-clock';
 import type { BucketDecision, BucketRule } from './bucket-store';
 import { InMemoryBucketStore } from './in-memory-bucket-store';
 
@@ -14,43 +15,53 @@ function retryAfterOf(decision: BucketDecision): number {
   return decision.retryAfterMs;
 }
 
+/** Time moves only when a test says so: every refill and retry time below is exact. */
 describe('InMemoryBucketStore', () => {
-  it('gives a new key its full burst, then refuses with a retry time of about one refill interval', async () => {
-    const store = new InMemoryBucketStore();
+  let clock: FakeClock;
+  let store: InMemoryBucketStore;
 
+  beforeEach(() => {
+    clock = new FakeClock();
+    store = new InMemoryBucketStore(clock);
+  });
+
+  it('gives a new key its full burst, then refuses with a retry time of one refill interval', async () => {
     const burst = await takeMany(store, 'client-a', slow, 3);
     expect(burst).toEqual([{ allowed: true }, { allowed: true }, { allowed: true }]);
 
-    const refused = await store.take('client-a', slow);
-    expect(refused.allowed).toBe(false);
-    const retryAfterMs = retryAfterOf(refused);
-    // One token at 1 token/s takes 1000 ms; a few ms may already have dripped in.
-    expect(retryAfterMs).toBeGreaterThan(900);
-    expect(retryAfterMs).toBeLessThanOrEqual(1000);
+    // One token at 1 token/s takes 1000 ms.
+    expect(await store.take('client-a', slow)).toEqual({ allowed: false, retryAfterMs: 1000 });
+  });
+
+  it('answers the time left to the next whole token', async () => {
+    await takeMany(store, 'client-a', slow, 3);
+    clock.advance(300);
+    expect(await store.take('client-a', slow)).toEqual({ allowed: false, retryAfterMs: 700 });
+    clock.advance(699);
+    expect(await store.take('client-a', slow)).toEqual({ allowed: false, retryAfterMs: 1 });
+    clock.advance(1);
+    expect(await store.take('client-a', slow)).toEqual({ allowed: true });
   });
 
   it('scales the retry time with the refill rate', async () => {
-    const store = new InMemoryBucketStore();
     const rule: BucketRule = { name: 'fast', capacity: 1, refillPerSecond: 10 };
 
     expect(await store.take('k', rule)).toEqual({ allowed: true });
-    const retryAfterMs = retryAfterOf(await store.take('k', rule));
-    expect(retryAfterMs).toBeGreaterThan(0);
-    expect(retryAfterMs).toBeLessThanOrEqual(100);
+    expect(retryAfterOf(await store.take('k', rule))).toBe(100);
   });
 
   it('handles a fractional refill rate (one token every 2 s)', async () => {
-    const store = new InMemoryBucketStore();
     const rule: BucketRule = { name: 'auth-like', capacity: 1, refillPerSecond: 0.5 };
 
     expect(await store.take('k', rule)).toEqual({ allowed: true });
-    const retryAfterMs = retryAfterOf(await store.take('k', rule));
-    expect(retryAfterMs).toBeGreaterThan(1900);
-    expect(retryAfterMs).toBeLessThanOrEqual(2000);
+    expect(retryAfterOf(await store.take('k', rule))).toBe(2000);
+    clock.advance(1999);
+    expect((await store.take('k', rule)).allowed).toBe(false);
+    clock.advance(1);
+    expect(await store.take('k', rule)).toEqual({ allowed: true });
   });
 
   it('keeps separate buckets for different keys', async () => {
-    const store = new InMemoryBucketStore();
     await takeMany(store, 'client-a', slow, 3);
     expect((await store.take('client-a', slow)).allowed).toBe(false);
 
@@ -59,7 +70,6 @@ describe('InMemoryBucketStore', () => {
   });
 
   it('keeps separate buckets for different rules sharing a key', async () => {
-    const store = new InMemoryBucketStore();
     const other: BucketRule = { name: 'other', capacity: 1, refillPerSecond: 1 };
     await takeMany(store, 'shared', slow, 3);
     expect((await store.take('shared', slow)).allowed).toBe(false);
@@ -69,22 +79,29 @@ describe('InMemoryBucketStore', () => {
   });
 
   it('keeps buckets per store instance', async () => {
-    const a = new InMemoryBucketStore();
-    const b = new InMemoryBucketStore();
-    await takeMany(a, 'k', slow, 3);
-    expect((await a.take('k', slow)).allowed).toBe(false);
-    expect(await b.take('k', slow)).toEqual({ allowed: true });
+    const other = new InMemoryBucketStore(clock);
+    await takeMany(store, 'k', slow, 3);
+    expect((await store.take('k', slow)).allowed).toBe(false);
+    expect(await other.take('k', slow)).toEqual({ allowed: true });
   });
 
-  it('refills over time', async () => {
-    const store = new InMemoryBucketStore();
+  it('refills over time, never above capacity', async () => {
     const rule: BucketRule = { name: 'refill', capacity: 2, refillPerSecond: 20 };
     await takeMany(store, 'k', rule, 2);
     expect((await store.take('k', rule)).allowed).toBe(false);
 
     // 20 tokens/s: one token every 50 ms.
-    await new Promise((resolve) => setTimeout(resolve, 80));
-
+    clock.advance(49);
+    expect((await store.take('k', rule)).allowed).toBe(false);
+    clock.advance(1);
     expect(await store.take('k', rule)).toEqual({ allowed: true });
+
+    // Long enough for many tokens: the bucket holds 2 at most.
+    clock.advance(10_000);
+    expect(await takeMany(store, 'k', rule, 3)).toEqual([
+      { allowed: true },
+      { allowed: true },
+      expect.objectContaining({ allowed: false }),
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import type { NextFunction, Request, RequestHandler } from 'express';
 import { bearerTokenOf } from '../auth/bearer-token';
 import { ServiceTokenService } from '../auth/service-token.service';
 import { sendError } from '../common/errors/error-body';
-import type { AppConfig } from '../config/app-config';
+import type { HttpConfig } from '../common/http/http.config';
 import { InjectConfig } from '../config/config.module';
 import { type BucketRule, BucketStore } from './bucket-store';
 import { clientIpOf } from './client-ip';
@@ -39,7 +39,7 @@ export class RateLimitMiddleware {
   constructor(
     private readonly store: BucketStore,
     private readonly tokens: ServiceTokenService,
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: HttpConfig,
     @Inject(RATE_LIMIT_RULES) private readonly rules: RateLimitRules,
   ) {}
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
 import request from 'supertest';
 import { bearerFor, createUser, insertAnalyses, insertFilings } from '../support/fixtures';
+import { untilLockWaiters } from '../support/lock-waits';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 
 /**
@@ -207,16 +208,7 @@ describe('hostile input gets a 4xx, never a 500', () => {
     }
 
     /** Resolves once some statement waits on a row lock (the request's foreign-key check). */
-    async function waitForLockWait(): Promise<void> {
-      for (;;) {
-        const [row] = await t.dataSource.query<{ waiting: number }[]>(
-          `SELECT count(*)::int AS waiting FROM pg_stat_activity
-           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        if (row.waiting > 0) return;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }
+    const waitForLockWait = () => untilLockWaiters(t.dataSource);
 
     const routes: [string, (userId: number, rceptNo: string) => request.Test][] = [
       ['GET /api/v1/quota', (userId) => request(t.http).get('/api/v1/quota').set('Authorization', bearer(userId))],

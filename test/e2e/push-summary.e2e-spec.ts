@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { AnalysisSchedulerService } from '../../src/analysis/analysis-scheduler.service';
 import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monitor.service';
+import { PushDispatcher } from '../../src/push/push-dispatcher';
 import { PushSender } from '../../src/push/push-sender';
 import { PushSenderDouble } from '../../local/doubles/push-sender-double';
 import { createUser, insertAnalyses, insertFilings } from '../support/fixtures';
@@ -46,6 +47,24 @@ describe('the push carries the one-line summary', () => {
     return filing;
   }
   const sentFor = (rceptNo: string) => sender.messages().filter((message) => message.data.rcept_no === rceptNo);
+  /**
+   * Has the app's dispatcher look for work `passes` times, as its poll does, and waits until each
+   * pass and whatever it sent has ended: what could go out by now has gone.
+   */
+  async function dispatchPasses(app: TestApp, passes = 2): Promise<void> {
+    const dispatcher = app.app.get(PushDispatcher);
+    for (let i = 0; i < passes; i++) {
+      dispatcher.wake();
+      await dispatcher.drain();
+    }
+  }
+  const fanoutOf = async (app: TestApp, rceptNo: string) =>
+    (
+      await app.dataSource.query<{ status: string; deliveries: number | null }[]>(
+        'SELECT status, deliveries FROM push_fanouts WHERE rcept_no = $1',
+        [rceptNo],
+      )
+    )[0];
 
   it('waits for the analysis, then sends one message whose body is exactly the one-liner the API shows', async () => {
     t = await start({ PUSH_SUMMARY_WAIT_MS: '60000' });
@@ -54,9 +73,10 @@ describe('the push carries the one-line summary', () => {
     const token = await watcher(t, corpCode);
     const filing = await newFiling(t, corpCode);
 
-    // The analysis has not run: nothing goes, however long the dispatcher polls.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The analysis has not run: nothing goes, however often the dispatcher looks.
+    await dispatchPasses(t);
     expect(sentFor(filing.rcept_no)).toEqual([]);
+    expect(await fanoutOf(t, filing.rcept_no)).toEqual({ status: 'PENDING', deliveries: null });
 
     t.app.get(AnalysisSchedulerService).resume();
     await eventually(async () => sentFor(filing.rcept_no).length > 0, 20_000);
@@ -88,8 +108,9 @@ describe('the push carries the one-line summary', () => {
       const [row] = await t.dataSource.query<{ status: string }[]>('SELECT status FROM analyses WHERE rcept_no = $1', [filing.rcept_no]);
       return row.status === 'COMPLETED';
     }, 20_000);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await dispatchPasses(t);
     expect(sentFor(filing.rcept_no)).toHaveLength(1);
+    expect(await fanoutOf(t, filing.rcept_no)).toEqual({ status: 'EXPANDED', deliveries: 1 });
   });
 
   it('keeps a waiting fan-out over a restart: the next instance sends it exactly once, with the one-liner', async () => {
@@ -98,7 +119,8 @@ describe('the push carries the one-line summary', () => {
     const corpCode = t.sandbox.control.companiesIn('Y')[4].corpCode;
     await watcher(t, corpCode);
     const filing = await newFiling(t, corpCode);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await dispatchPasses(t);
+    expect(await fanoutOf(t, filing.rcept_no)).toEqual({ status: 'PENDING', deliveries: null });
 
     // Shut down while the fan-out waits, then start again on the same database and upstream.
     const { database, sandbox } = t;
@@ -113,7 +135,7 @@ describe('the push carries the one-line summary', () => {
     try {
       again.app.get(AnalysisSchedulerService).resume();
       await eventually(async () => sentFor(filing.rcept_no).length > 0, 20_000);
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await dispatchPasses(again);
       const [analysis] = await again.dataSource.query<{ one_liner: string }[]>('SELECT one_liner FROM analyses WHERE rcept_no = $1', [
         filing.rcept_no,
       ]);

@@ -1,26 +1,33 @@
 import request from 'supertest';
 import { startUserInfoDouble } from '../support/identity-provider-doubles';
 import type { HttpDouble } from '../support/http-double';
+import { FakeClock } from '../support/fake-clock';
+import { RATE_LIMIT_TIME } from '../../src/rate-limit/bucket-store';
 import { RATE_LIMIT_STORES } from '../../src/rate-limit/rate-limit.config';
 import { startTestApp, TEST_CLIENT_IP_HEADER, type TestApp } from '../support/test-app';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The specification's limits with their real numbers: non-GET requests 2/s with a
  * burst of 10 per user (or IP), `/api/v1/auth/*` 0.5/s with a burst of 5 per IP.
  * Every test uses its own client IPs so buckets never carry over between tests.
  * All of it runs against both stores: the shared PostgreSQL buckets and the in-process ones.
+ * The buckets' time is a FakeClock (RATE_LIMIT_TIME): it stands still while requests are
+ * served, and the test moves it to the exact moment a token comes back.
  */
 describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) => {
   let userInfo: HttpDouble & { userinfoUrl: string };
   let t: TestApp;
   let nextIp = 1;
   const freshIp = () => `203.0.113.${nextIp++}`;
+  const time = new FakeClock();
 
   beforeAll(async () => {
     userInfo = await startUserInfoDouble();
-    t = await startTestApp({ env: { IDP1_USERINFO_URL: userInfo.userinfoUrl, RATE_LIMIT_STORE: store } });
+    t = await startTestApp({
+      clock: time,
+      overrides: [{ provide: RATE_LIMIT_TIME, useValue: time }],
+      env: { IDP1_USERINFO_URL: userInfo.userinfoUrl, RATE_LIMIT_STORE: store },
+    });
   });
 
   afterAll(async () => {
@@ -41,14 +48,8 @@ describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) =>
     for (const send of requests) answers.push((await send()).status);
     return answers;
   };
-  /** Sends all at once; a bucket may refill a little while they are served, so the time is returned too. */
-  const burst = async (count: number, send: (i: number) => request.Test) => {
-    const started = Date.now();
-    const answers = await Promise.all(Array.from({ length: count }, (_, i) => send(i)));
-    return { answers, seconds: (Date.now() - started) / 1000 };
-  };
-  /** What a bucket of `capacity` refilled at `perSecond` may let through in `seconds`. */
-  const allowance = (capacity: number, perSecond: number, seconds: number) => capacity + Math.ceil(seconds * perSecond);
+  /** Sends all at once. */
+  const burst = (count: number, send: (i: number) => request.Test) => Promise.all(Array.from({ length: count }, (_, i) => send(i)));
 
   async function tokenFor(app: TestApp, subject: string): Promise<string> {
     return (await signIn(app, freshIp(), `user-${subject}`).expect(200)).body.token;
@@ -67,22 +68,26 @@ describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) =>
   describe("the specification's numbers", () => {
     it('non-GET: a burst of 10, then 429 with an integer Retry-After and the error body', async () => {
       const ip = freshIp();
-      const { answers, seconds } = await burst(16, () => post(ip));
-      const passed = answers.filter((res) => res.status === 404).length;
-      expect(passed).toBeGreaterThanOrEqual(10);
-      expect(passed).toBeLessThanOrEqual(allowance(10, 2, seconds));
+      const answers = await burst(16, () => post(ip));
+      expect(answers.filter((res) => res.status === 404)).toHaveLength(10);
+      expect(answers.filter((res) => res.status === 429)).toHaveLength(6);
       const limited = answers.find((res) => res.status === 429)!;
-      expect(limited.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+      // The next token is 500 ms away.
+      expect(limited.headers['retry-after']).toBe('1');
       expect(limited.body).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.any(String), code: 'RATE_LIMITED' });
     });
 
     it('non-GET: refills at 2 per second', async () => {
       const ip = freshIp();
       await burst(14, () => post(ip));
-      await sleep(550);
+      time.advance(499);
+      await post(ip).expect(429);
+      time.advance(1);
       await post(ip).expect(404);
-      const { answers } = await burst(4, () => post(ip));
-      expect(answers.some((res) => res.status === 429)).toBe(true);
+      const answers = await burst(4, () => post(ip));
+      expect(answers.map((res) => res.status)).toEqual(Array(4).fill(429));
+      time.advance(1000);
+      expect(await statuses(Array.from({ length: 3 }, () => () => post(ip)))).toEqual([404, 404, 429]);
     });
 
     it('GET requests are never limited', async () => {
@@ -94,17 +99,20 @@ describe.each(RATE_LIMIT_STORES)('rate limits (RATE_LIMIT_STORE=%s)', (store) =>
 
     it('/api/v1/auth/*: a burst of 5 per IP, then 429 with Retry-After, refilled at 0.5 per second', async () => {
       const ip = freshIp();
-      const { answers, seconds } = await burst(8, (i) => signIn(t, ip, `user-${6000 + i}`));
-      const passed = answers.filter((res) => res.status === 200).length;
-      expect(passed).toBeGreaterThanOrEqual(5);
-      expect(passed).toBeLessThanOrEqual(allowance(5, 0.5, seconds));
+      const answers = await burst(8, (i) => signIn(t, ip, `user-${6000 + i}`));
+      expect(answers.filter((res) => res.status === 200)).toHaveLength(5);
+      expect(answers.filter((res) => res.status === 429)).toHaveLength(3);
       const limited = answers.find((res) => res.status === 429)!;
-      expect(limited.headers['retry-after']).toMatch(/^[12]$/);
+      // The next token is 2 s away.
+      expect(limited.headers['retry-after']).toBe('2');
       expect(limited.body.code).toBe('RATE_LIMITED');
 
       await signIn(t, freshIp()).expect(200);
-      await sleep(2100);
+      time.advance(1999);
+      await signIn(t, ip).expect(429);
+      time.advance(1);
       await signIn(t, ip).expect(200);
+      await signIn(t, ip).expect(429);
     });
 
     it('does not limit GET /api/v1/auth/me', async () => {

@@ -2,6 +2,8 @@ import { type DartSandbox, type DartSandboxOptions, startDartSandbox } from '../
 import { FakeClock } from './fake-clock';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp, type TestAppOptions } from './test-app';
 
+export { eventually } from './eventually';
+
 export const ADMIN_KEY = 'admin-key-for-tests';
 
 export interface SandboxedApp extends TestApp {
@@ -47,15 +49,4 @@ export async function startSandboxedApp(
       await sandbox.close();
     },
   };
-}
-
-/** Resolves once `probe` returns a truthy value; fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
