@@ -14,6 +14,7 @@ import { PushHistoryAndRetention1764460000000 } from './1764460000000-push-histo
 import { PushPreferences1764470000000 } from './1764470000000-push-preferences';
 import { ChunkedPushExpansion1764480000000 } from './1764480000000-chunked-push-expansion';
 import { StorePurchaseState1764490000000 } from './1764490000000-store-purchase-state';
+import { JobStates1764500000000 } from './1764500000000-job-states';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   PushPreferences1764470000000,
   ChunkedPushExpansion1764480000000,
   StorePurchaseState1764490000000,
+  JobStates1764500000000,
 ];

@@ -5,11 +5,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { ServiceExpressAdapter } from './common/http/express-adapter';
-import { type AppConfig, loadConfig } from './config/app-config';
+import { type AppConfig, loadConfig } from './app-config';
 import { ConfigError } from './config/env-reader';
 import { ensureLocalSecrets } from './config/local-secrets';
-import { describeStartup } from './config/startup-summary';
+import { describeStartup } from './startup-summary';
 import { isDatabaseUnavailable } from './database/database-errors';
+import { dailyKstTime } from './jobs/job-catalog';
 import { createRootLogger } from './logging/root-logger';
 
 /** The one line a failed start prints before exiting with 1. */
@@ -60,10 +61,10 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
     logger.flush();
     process.exit(1);
   };
-  const shutdown = async (reason: string, code: number) => {
+  const shutdown = async (why: string, code: number) => {
     if (stopping) return;
     stopping = true;
-    log.info(`${reason}: shutting down`);
+    log.info(`${why}: shutting down`);
     try {
       await release();
     } catch (error) {
@@ -106,10 +107,11 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
     booting = false;
     const { port } = app.getHttpServer().address() as AddressInfo;
     log.info(`listening on http://localhost:${port} (APP_ENV=${config.appEnv}); API docs at /docs`);
-    const summary = describeStartup(config, {
-      supplied: new Set(Object.keys(supplied)),
-      generatedAdminKey: !adminKeyGiven && config.adminKey !== undefined,
-    });
+    const summary = describeStartup(
+      config,
+      { supplied: new Set(Object.keys(supplied)), generatedAdminKey: !adminKeyGiven && config.adminKey !== undefined },
+      { retention: dailyKstTime('retention'), stockSync: dailyKstTime('stock-sync') },
+    );
     for (const line of summary) log.info(line);
   } catch (error) {
     await failBoot(error);

@@ -3,8 +3,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
-import type { AppConfig } from '../config/app-config';
+import { maxBackoffMs } from '../jobs/job-catalog';
 import { InjectConfig } from '../config/config.module';
+import { NewFilingsStep, type NewFilingsStepHandler, type StoredFilings } from '../disclosures/new-filings-step';
+import type { AnalysisConfig } from './analysis.config';
 import type { AnalysisStatus } from './analysis.entity';
 import type { AnalysisResult } from './analyzers/analysis-result.schema';
 import type { AnalyzerOutput } from './analyzers/analyzer';
@@ -32,25 +34,30 @@ export interface CompletedAnalysis {
   truncated: boolean;
 }
 
-/** Longest backoff between two attempts. */
-const MAX_BACKOFF_MS = 60 * 60 * 1000;
-
 /**
  * Owner of table analyses: the only writer. The table is a work queue shared by
  * every instance: the disclosure ingest enqueues a PENDING analysis with each new
- * filing, in the filing's transaction (`enqueue`). A worker claims
+ * filing, in the filing's transaction (`onFilingsStored`). A worker claims
  * one row with `FOR UPDATE SKIP LOCKED` (claims never wait on each other), holds
  * it under a lease, and finishes it only while it still owns that lease, so a
  * completed analysis is never overwritten and a lease left by a crashed worker is
  * taken over once it expires.
  */
+@NewFilingsStep()
 @Injectable()
-export class AnalysisQueue {
+export class AnalysisQueue implements NewFilingsStepHandler {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: { ai: AnalysisConfig },
     private readonly clock: Clock,
   ) {}
+
+  /** The ingest's step: a PENDING analysis for each new filing, those of news that someone watches urgent. */
+  async onFilingsStored(manager: EntityManager, { stored, news }: StoredFilings): Promise<void> {
+    await this.enqueue(manager, stored);
+    // Their pushes wait for the one-liner: analysed ahead of everything else.
+    await this.prioritiseWatched(manager, news);
+  }
 
   /** A PENDING analysis for each filing, in the transaction that stores the filings. */
   async enqueue(manager: EntityManager, rceptNos: string[]): Promise<void> {
@@ -85,7 +92,6 @@ export class AnalysisQueue {
   /** Claims the oldest claimable analysis for `worker`, or null when there is none. */
   async claim(worker: string): Promise<ClaimedAnalysis | null> {
     const now = this.clock.now();
-    const leaseExpiresAt = new Date(now.getTime() + this.config.ai.leaseMs);
     // Urgent new filings first (a watcher's push waits for them), then expired leases,
     // then retries whose backoff ended: their filings have waited longest. One query per
     // kind keeps each an ordered index scan.
@@ -96,9 +102,9 @@ export class AnalysisQueue {
         [],
       ],
       [
-        `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING' AND lease_expires_at < $3
+        `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING' AND lease_expires_at < now()
          ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-        [now],
+        [],
       ],
       [
         `SELECT rcept_no FROM analyses WHERE status = 'PENDING' AND available_at <= $3
@@ -118,13 +124,13 @@ export class AnalysisQueue {
         `WITH next AS (${candidate}),
          claimed AS (
            UPDATE analyses a SET status = 'PROCESSING', attempts = a.attempts + 1, lease_owner = $1,
-             lease_expires_at = $2, updated_at = now()
+             lease_expires_at = now() + $2 * interval '1 millisecond', updated_at = now()
            FROM next WHERE a.rcept_no = next.rcept_no
            RETURNING a.rcept_no, a.attempts
          )
          SELECT c.rcept_no, c.attempts, d.corp_name, d.report_name, d.rcept_dt
          FROM claimed c JOIN disclosures d ON d.rcept_no = c.rcept_no`,
-        [worker, leaseExpiresAt, ...params],
+        [worker, this.config.ai.leaseMs, ...params],
       );
       if (claimed) {
         return {
@@ -176,7 +182,7 @@ export class AnalysisQueue {
     if (job.attempts >= this.config.ai.maxAttempts) {
       return (await this.markUnavailable(worker, job.rceptNo, reason)) ? 'UNAVAILABLE' : null;
     }
-    const backoff = backoffMs(job.attempts, { baseMs: this.config.ai.retryBaseMs, maxMs: MAX_BACKOFF_MS });
+    const backoff = backoffMs(job.attempts, { baseMs: this.config.ai.retryBaseMs, maxMs: maxBackoffMs('analysis') });
     const retried = await this.release(worker, job.rceptNo, backoff, reason, false);
     return retried ? 'PENDING' : null;
   }

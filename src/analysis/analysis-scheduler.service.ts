@@ -1,7 +1,8 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
-import { WorkerPool } from '../common/worker-pool/worker-pool';
-import type { AppConfig } from '../config/app-config';
+import { JobScheduler } from '../jobs/job-scheduler';
+import type { WorkerPool } from '../jobs/worker-pool';
+import type { JobsConfig } from '../jobs/jobs.config';
 import { InjectConfig } from '../config/config.module';
 import { DISCLOSURE_CREATED } from '../disclosures/disclosure-events';
 import { FleetInstances, type FleetInstance } from '../fleet/fleet-instances';
@@ -11,14 +12,13 @@ import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartError } from '../upstream/dart/dart.types';
 import { ANALYSIS_SETTLED, type AnalysisSettledEvent } from './analysis-events';
 import { AnalysisQueue, type ClaimedAnalysis } from './analysis-queue';
+import type { AnalysisConfig } from './analysis.config';
 import { Analyzer, AnalyzerError } from './analyzers/analyzer';
 import { DartClient } from '../upstream/dart/dart-client';
 import { analysisInput, withFactKeyFigures } from './brief/filing-brief';
 import { readFilingDocument } from './document/document-text';
 import { SchedulerSettings } from './scheduler-settings';
 
-/** How often an idle scheduler looks for work that became claimable (backoffs, expired leases, other instances). */
-const POLL_INTERVAL_MS = 5_000;
 /** How long a job waits after a failure that is ours, not the filing's (bad keys). */
 const CONFIGURATION_RETRY_MS = 5 * 60_000;
 
@@ -60,7 +60,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
   private lastError: string | null = null;
 
   constructor(
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: { ai: AnalysisConfig; jobs: JobsConfig },
     private readonly queue: AnalysisQueue,
     private readonly dart: DartClient,
     private readonly analyzer: Analyzer,
@@ -69,24 +69,24 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     private readonly signals: FleetSignals,
     private readonly metrics: Metrics,
     private readonly events: EventEmitter2,
+    jobs: JobScheduler,
   ) {
     metrics.sources.analysisQueue = () => this.queue.depths();
-    this.pool = new WorkerPool<ClaimedAnalysis>({
-      name: 'analysis',
+    // The queue's poll (ended backoffs, expired leases, other instances' filings) is in the job catalog.
+    this.pool = jobs.queue<ClaimedAnalysis>('analysis', {
       concurrency: config.ai.concurrency,
-      pollIntervalMs: POLL_INTERVAL_MS,
       claim: (workerId) => this.queue.claim(workerId),
       work: (job) => this.process(job),
       // No document can be fetched while the daily budget is spent: claiming would only postpone job after job.
       canClaim: () => this.dart.budgetStatus().exhaustedUntil === null,
       onClaimError: (error) => {
         this.lastError = `claiming failed: ${describe(error)}`;
-        this.logger.error(this.lastError);
+        this.logger.error({ err: error }, 'claiming an analysis failed');
       },
       // Not even the failure could be recorded (database down): the lease expires and the job is claimed again.
       onWorkError: (job, error) => {
         this.lastError = `recording ${job.rceptNo} failed: ${describe(error)}`;
-        this.logger.error(this.lastError);
+        this.logger.error({ err: error }, `recording the analysis of ${job.rceptNo} failed`);
       },
     });
     // Before any heartbeat: the first one already reports this instance's scheduler.
@@ -140,7 +140,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     else this.resume();
     await this.signals.publish('analysis-scheduler').catch((error: unknown) => {
       // The others still follow at their next heartbeat.
-      this.logger.warn(`signalling the fleet failed: ${String(error)}`);
+      this.logger.warn({ err: error }, 'signalling the fleet failed');
     });
   }
 
@@ -229,27 +229,27 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
       await this.queue.markUnavailable(this.workerId, job.rceptNo, reason);
       this.count('unavailable');
       this.settled(job.rceptNo);
-      this.logger.warn(`analysis of ${job.rceptNo}: no usable document (${reason}); UNAVAILABLE`);
+      this.logger.warn({ err: error }, `analysis of ${job.rceptNo}: no usable document; UNAVAILABLE`);
       return;
     }
     // The budget is spent or busy (020 included): the filing is fine, so the attempt is given back.
     if (error instanceof DartError && error.kind === 'budget') {
       await this.queue.postpone(this.workerId, job.rceptNo, error.retryAfterMs ?? CONFIGURATION_RETRY_MS, reason);
       this.count('postponed');
-      this.logger.warn(`analysis of ${job.rceptNo} postponed until the disclosure-system budget allows: ${reason}`);
+      this.logger.warn({ err: error }, `analysis of ${job.rceptNo} postponed until the disclosure-system budget allows`);
       return;
     }
     const ours = (error instanceof DartError && error.kind === 'configuration') || (error instanceof AnalyzerError && !error.transient);
     if (ours) {
       await this.queue.postpone(this.workerId, job.rceptNo, CONFIGURATION_RETRY_MS, reason);
       this.count('postponed');
-      this.logger.error(`analysis of ${job.rceptNo} postponed: ${reason}`);
+      this.logger.error({ err: error }, `analysis of ${job.rceptNo} postponed: the fault is ours (keys or configuration)`);
       return;
     }
     const outcome = await this.queue.fail(this.workerId, job, reason);
     this.count('failed');
     if (outcome === 'UNAVAILABLE') this.settled(job.rceptNo);
-    this.logger.warn(`analysis of ${job.rceptNo} attempt ${job.attempts} failed (${reason}); now ${outcome ?? 'taken over'}`);
+    this.logger.warn({ err: error }, `analysis of ${job.rceptNo} attempt ${job.attempts} failed; now ${outcome ?? 'taken over'}`);
   }
 }
 

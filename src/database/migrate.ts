@@ -1,7 +1,5 @@
 import type { DataSource } from 'typeorm';
-
-/** Key of the session-level advisory lock that serialises migrations across instances. */
-export const MIGRATION_LOCK_KEY = 727_100_001;
+import { ADVISORY_LOCKS } from './advisory-locks';
 
 /**
  * Applies pending migrations while holding a PostgreSQL advisory lock, so two
@@ -13,14 +11,14 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<strin
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await runner.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCKS.MIGRATION]);
     try {
       const applied = await dataSource.runMigrations({ transaction: 'each' }).catch((error: unknown) => {
         throw new Error(`applying the migrations failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });
       return applied.map((migration) => migration.name);
     } finally {
-      await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      await runner.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.MIGRATION]);
     }
   } finally {
     await runner.release();

@@ -1,13 +1,11 @@
-import { type BeforeApplicationShutdown, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { splitDateRange } from '../common/korea-time';
-import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
-import { SingletonJobs } from '../fleet/singleton-jobs';
-import type { ActiveRun } from '../job-runs/active-run';
-import { JobRunExecutor } from '../job-runs/job-run-executor';
-import { describeRun, type JobRunStatusFields } from '../job-runs/job-run-status';
-import { JobRuns } from '../job-runs/job-runs';
+import { JobScheduler } from '../jobs/job-scheduler';
+import type { ActiveRun } from '../jobs/runs/active-run';
+import type { JobRunExecutor } from '../jobs/runs/job-run-executor';
+import { describeRun, type JobRunStatusFields } from '../jobs/runs/job-run-status';
+import { JobRuns } from '../jobs/runs/job-runs';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { DartError, type DartFiling } from '../upstream/dart/dart.types';
@@ -60,7 +58,7 @@ interface BackfillCheckpoint {
  * is spent it waits for it, rather than failing days.
  */
 @Injectable()
-export class BackfillService implements OnModuleInit, BeforeApplicationShutdown {
+export class BackfillService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(BackfillService.name);
   private readonly executor: JobRunExecutor;
 
@@ -68,22 +66,12 @@ export class BackfillService implements OnModuleInit, BeforeApplicationShutdown 
     private readonly dart: DartClient,
     private readonly ingest: DisclosureIngestService,
     private readonly jobRuns: JobRuns,
-    private readonly singletonJobs: SingletonJobs,
-    @InjectConfig() config: AppConfig,
+    jobs: JobScheduler,
   ) {
-    this.executor = new JobRunExecutor(
-      'backfill',
-      jobRuns,
-      {
-        execute: (run) => this.collect(run),
-        describeFailure: (error) => (error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error)),
-      },
-      { leaderTakeoverMs: config.fleet.leaderTakeoverMs, progressLogMs: config.jobs.progressLogMs },
-    );
-  }
-
-  onModuleInit(): void {
-    this.executor.register(this.singletonJobs);
+    this.executor = jobs.runs('backfill', {
+      execute: (run) => this.collect(run),
+      describeFailure: (error) => (error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error)),
+    });
   }
 
   /** The latest backfill of the fleet (idle before the first). */
@@ -180,9 +168,8 @@ export class BackfillService implements OnModuleInit, BeforeApplicationShutdown 
     try {
       return (await this.ingest.saveNew([filing], 'backfill')).length > 0 ? 'saved' : 'known';
     } catch (error) {
-      const message = `saving ${filing.rcept_no} failed: ${String(error)}`;
-      this.logger.warn(message);
-      return { error: message };
+      this.logger.warn({ err: error }, `saving ${filing.rcept_no} failed`);
+      return { error: `saving ${filing.rcept_no} failed: ${String(error)}` };
     }
   }
 }

@@ -1,18 +1,22 @@
 import { Module } from '@nestjs/common';
-import { AnalysisModule } from '../analysis/analysis.module';
-import { JobRunsModule } from '../job-runs/job-runs.module';
-import { PushModule } from '../push/push.module';
+import { DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { DartModule } from '../upstream/dart/dart.module';
 import { AdminDisclosuresController } from './admin-disclosures.controller';
 import { BackfillService } from './backfill.service';
 import { DisclosureIngestService } from './disclosure-ingest.service';
 import { DisclosureMonitorService } from './disclosure-monitor.service';
 import { DisclosureStore } from './disclosure-store';
+import { DisclosureEntity } from './disclosure.entity';
 import { DisclosuresController } from './disclosures.controller';
 import { DisclosuresService } from './disclosures.service';
 
+/**
+ * Filings. The features above join the ingest's transaction through `@NewFilingsStep()`
+ * (new-filings-step.ts), found by the DiscoveryService: this module imports none of them.
+ */
 @Module({
-  imports: [DartModule, AnalysisModule, PushModule, JobRunsModule],
+  imports: [TypeOrmModule.forFeature([DisclosureEntity]), DiscoveryModule, DartModule],
   controllers: [DisclosuresController, AdminDisclosuresController],
   providers: [DisclosureStore, DisclosuresService, DisclosureIngestService, DisclosureMonitorService, BackfillService],
   exports: [DisclosureStore, DisclosureIngestService, DisclosureMonitorService],

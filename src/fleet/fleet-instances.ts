@@ -1,7 +1,7 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { AppConfig } from '../config/app-config';
+import type { FleetConfig } from './fleet.config';
 import { InjectConfig } from '../config/config.module';
 import { FleetSignals } from './fleet-signals';
 import { InstanceIdentity } from './instance-identity';
@@ -49,7 +49,7 @@ export class FleetInstances implements OnApplicationBootstrap, BeforeApplication
   private failing = false;
 
   constructor(
-    @InjectConfig() config: AppConfig,
+    @InjectConfig() config: { fleet: FleetConfig },
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly identity: InstanceIdentity,
     private readonly singletonJobs: SingletonJobs,
@@ -125,7 +125,7 @@ export class FleetInstances implements OnApplicationBootstrap, BeforeApplication
       this.failing = false;
     } catch (error) {
       if (!this.failing)
-        this.logger.warn(`fleet heartbeat failed (${String(error)}): this instance looks dead to the others until it succeeds`);
+        this.logger.warn({ err: error }, 'fleet heartbeat failed: this instance looks dead to the others until it succeeds');
       this.failing = true;
     }
     this.signals.deliverFollowed();

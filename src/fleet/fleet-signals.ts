@@ -43,7 +43,7 @@ export class FleetSignals {
       try {
         handler();
       } catch (error) {
-        this.logger.error(`handling the fleet signal ${topic} failed: ${String(error)}`);
+        this.logger.error({ err: error }, `handling the fleet signal ${topic} failed`);
       }
     }
   }

@@ -1,4 +1,6 @@
 import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { FleetInstanceEntity } from './fleet-instance.entity';
 import { FleetInstances } from './fleet-instances';
 import { FleetSignals } from './fleet-signals';
 import { InstanceIdentity } from './instance-identity';
@@ -10,6 +12,7 @@ import { SingletonJobs } from './singleton-jobs';
  */
 @Global()
 @Module({
+  imports: [TypeOrmModule.forFeature([FleetInstanceEntity])],
   providers: [InstanceIdentity, SingletonJobs, FleetSignals, FleetInstances],
   exports: [InstanceIdentity, SingletonJobs, FleetSignals, FleetInstances],
 })

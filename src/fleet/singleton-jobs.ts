@@ -1,29 +1,18 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { backoffMs } from '../common/backoff';
-import type { AppConfig } from '../config/app-config';
+import type { DatabaseConfig } from '../database/database.config';
+import type { FleetConfig } from './fleet.config';
 import { InjectConfig } from '../config/config.module';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { FleetConnection } from './fleet-connection';
 import { FleetSignals } from './fleet-signals';
 import { InstanceIdentity } from './instance-identity';
 
-/** Every job that runs on exactly one instance of the fleet at a time. */
-export const SINGLETON_JOB_NAMES = [
-  'disclosure-monitor',
-  'stock-sync',
-  'backfill',
-  'downgrade-cleanup',
-  'rate-limit-sweep',
-  'retention',
-] as const;
-export type SingletonJobName = (typeof SINGLETON_JOB_NAMES)[number];
-
-/** First key of the jobs' advisory locks (pg_try_advisory_lock(namespace, job)); the migration lock uses the one-key form. */
-export const SINGLETON_LOCK_NAMESPACE = 727_100_002;
-const lockKeyOf = (name: SingletonJobName) => SINGLETON_JOB_NAMES.indexOf(name) + 1;
-
 /** A job that the fleet runs on one instance: the one that holds its lock. */
 export interface SingletonJob {
-  readonly name: SingletonJobName;
+  readonly name: string;
+  /** The second key of its advisory lock (the first is ADVISORY_LOCKS.SINGLETON_JOBS); declared in src/jobs/job-catalog.ts. */
+  readonly lockKey: number;
   /** This instance now runs the job (resume interrupted work, start timers). */
   lead(): void | Promise<void>;
   /** This instance no longer runs it (shutdown, lost database connection): stop at once. */
@@ -54,8 +43,8 @@ export interface SingletonJob {
 @Injectable()
 export class SingletonJobs implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(SingletonJobs.name);
-  private readonly jobs = new Map<SingletonJobName, SingletonJob>();
-  private readonly leading = new Set<SingletonJobName>();
+  private readonly jobs = new Map<string, SingletonJob>();
+  private readonly leading = new Set<string>();
   private readonly connection: FleetConnection;
   private readonly intervalMs: number;
   private timer?: NodeJS.Timeout;
@@ -66,7 +55,7 @@ export class SingletonJobs implements OnApplicationBootstrap, BeforeApplicationS
   private announced = '';
 
   constructor(
-    @InjectConfig() config: AppConfig,
+    @InjectConfig() config: { fleet: FleetConfig } & DatabaseConfig,
     identity: InstanceIdentity,
     private readonly signals: FleetSignals,
   ) {
@@ -82,15 +71,16 @@ export class SingletonJobs implements OnApplicationBootstrap, BeforeApplicationS
 
   register(job: SingletonJob): void {
     if (this.jobs.has(job.name)) throw new Error(`singleton job ${job.name} registered twice`);
+    if ([...this.jobs.values()].some((other) => other.lockKey === job.lockKey)) throw new Error(`lock key ${job.lockKey} taken twice`);
     this.jobs.set(job.name, job);
   }
 
-  isLeading(name: SingletonJobName): boolean {
+  isLeading(name: string): boolean {
     return this.leading.has(name);
   }
 
   /** The jobs this instance runs now. */
-  held(): SingletonJobName[] {
+  held(): string[] {
     return [...this.leading].sort();
   }
 
@@ -128,28 +118,29 @@ export class SingletonJobs implements OnApplicationBootstrap, BeforeApplicationS
       }
       const wanted = [...this.jobs.keys()].filter((name) => !this.leading.has(name));
       if (wanted.length === 0) return await this.connection.ping();
-      const taken = new Set(await this.connection.tryLocks(SINGLETON_LOCK_NAMESPACE, wanted.map(lockKeyOf)));
+      const lockKeyOf = (name: string) => this.jobs.get(name)!.lockKey;
+      const taken = new Set(await this.connection.tryLocks(ADVISORY_LOCKS.SINGLETON_JOBS, wanted.map(lockKeyOf)));
       for (const name of wanted) {
         if (!taken.has(lockKeyOf(name)) || this.stopped) continue;
         this.leading.add(name);
         // Not awaited: a job may take long to get going (resuming a run), and the session must keep pinging meanwhile.
         void Promise.resolve()
           .then(() => this.jobs.get(name)!.lead())
-          .catch((error: unknown) => this.logger.error(`singleton job ${name}: starting it failed: ${String(error)}`));
+          .catch((error: unknown) => this.logger.error({ err: error }, `singleton job ${name}: starting it failed`));
       }
     } catch (error) {
       if (this.connection.isOpen) return;
       this.reconnectAttempts += 1;
       this.reconnectAt = Date.now() + backoffMs(this.reconnectAttempts, { baseMs: this.intervalMs, maxMs: 30_000, jitter: 0.2 });
-      if (this.reconnectAttempts === 1) this.logger.warn(`leadership session unavailable (${String(error)}): retrying`);
+      if (this.reconnectAttempts === 1) this.logger.warn({ err: error }, 'leadership session unavailable: retrying');
     } finally {
       this.announce();
     }
   }
 
-  private async onSessionLost(reason: string): Promise<void> {
+  private async onSessionLost(why: string): Promise<void> {
     if (this.stopped) return;
-    if (this.leading.size > 0) this.logger.warn(`leadership session lost (${reason}): giving up ${this.held().join(', ')} at once`);
+    if (this.leading.size > 0) this.logger.warn(`leadership session lost (${why}): giving up ${this.held().join(', ')} at once`);
     this.reconnectAt = 0;
     await this.resignAll();
     this.announce();
@@ -163,7 +154,7 @@ export class SingletonJobs implements OnApplicationBootstrap, BeforeApplicationS
         try {
           await this.jobs.get(name)!.resign();
         } catch (error) {
-          this.logger.error(`singleton job ${name}: stopping it failed: ${String(error)}`);
+          this.logger.error({ err: error }, `singleton job ${name}: stopping it failed`);
         }
       }),
     );

@@ -3,14 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
-import type { AppConfig } from '../config/app-config';
+import { maxBackoffMs } from '../jobs/job-catalog';
 import { InjectConfig } from '../config/config.module';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { deleteOlderThan } from '../database/delete-in-batches';
 import { PushTokens } from '../push-tokens/push-tokens';
 import { filingFilterKeys } from '../watchlist/notify-filters';
 import { digestText, type FilingNotice, type NotificationText } from './new-filing-message';
 import { PushOutbox } from './push-outbox';
 import type { PushSendResult } from './push-sender';
+import type { PushConfig } from './push.config';
 import { quietWindowEndSql } from './quiet-hours';
 
 /** A delivery claimed for sending, with what its notification says. */
@@ -62,17 +64,11 @@ export interface RecordedOutcomes {
   tokensRemoved: number;
 }
 
-/** Longest wait between two attempts of one message. */
-const MAX_BACKOFF_MS = 15 * 60_000;
-
 /** For the rest of a transaction: rows are reached by ctid only; and back to the planner's choice. */
 const ONLY_TID_SCANS =
   "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true)";
 const ALL_SCANS =
   "SELECT set_config('enable_seqscan', 'on', true), set_config('enable_indexscan', 'on', true), set_config('enable_bitmapscan', 'on', true)";
-
-/** Key of the transaction advisory lock under which one instance at a time turns held deliveries into digests. */
-const DIGEST_RELEASE_LOCK_KEY = 727_100_003;
 
 /** Users whose held deliveries one digest transaction takes. */
 const DIGEST_USERS_PER_PASS = 500;
@@ -91,7 +87,7 @@ export function planOutcome(
   if (result.ok) return { status: 'SENT', availableAt: null, error: null };
   if (result.failure === 'unregistered') return { status: 'UNREGISTERED', availableAt: null, error: result.error };
   if (result.failure === 'rejected' || attempts >= policy.maxAttempts) return { status: 'FAILED', availableAt: null, error: result.error };
-  const backoff = backoffMs(attempts, { baseMs: policy.retryBaseMs, maxMs: MAX_BACKOFF_MS });
+  const backoff = backoffMs(attempts, { baseMs: policy.retryBaseMs, maxMs: maxBackoffMs('push') });
   return { status: 'PENDING', availableAt: new Date(nowMs + backoff), error: result.error };
 }
 
@@ -107,7 +103,7 @@ export function planOutcome(
 export class PushDeliveryQueue {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: PushConfig,
     private readonly clock: Clock,
     private readonly pushTokens: PushTokens,
     private readonly outbox: PushOutbox,
@@ -190,7 +186,7 @@ export class PushDeliveryQueue {
     for (;;) {
       const pass = await this.dataSource.transaction(async (manager) => {
         const [{ locked }] = await manager.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [
-          DIGEST_RELEASE_LOCK_KEY,
+          ADVISORY_LOCKS.PUSH_DIGEST_RELEASE,
         ]);
         if (!locked) return 0;
         const rows = await manager.query<{ rcept_no: string; fcm_token: string; corp_code: string; corp_name: string }[]>(
@@ -294,18 +290,17 @@ export class PushDeliveryQueue {
    * rows, where the OR made PostgreSQL sort every pending row on every claim.
    */
   async claimBatch(worker: string, limit: number): Promise<ClaimedDelivery[]> {
-    const now = this.clock.now();
-    const leaseExpiresAt = new Date(now.getTime() + this.config.push.leaseMs);
-    const claimed = await this.claimWhere('available_at IS NULL', [worker, leaseExpiresAt, limit]);
+    const { leaseMs } = this.config.push;
+    const claimed = await this.claimWhere('available_at IS NULL', [worker, leaseMs, limit]);
     if (claimed.length < limit) {
-      claimed.push(...(await this.claimWhere('available_at <= $4', [worker, leaseExpiresAt, limit - claimed.length, now])));
+      claimed.push(...(await this.claimWhere('available_at <= $4', [worker, leaseMs, limit - claimed.length, this.clock.now()])));
     }
     return claimed;
   }
 
   /**
    * One claim pass over pending deliveries matching `due`; $1 is the worker, $2 the lease
-   * end, $3 the limit. The rows are locked and updated by ctid: they stay locked in between.
+   * in milliseconds (on the database clock), $3 the limit. The rows are locked and updated by ctid: they stay locked in between.
    */
   private async claimWhere(due: string, params: unknown[]): Promise<ClaimedDelivery[]> {
     const rows = await this.dataSource.query<
@@ -329,7 +324,8 @@ export class PushDeliveryQueue {
          LIMIT $3 FOR UPDATE SKIP LOCKED
        ),
        claimed AS (
-         UPDATE push_deliveries p SET status = 'SENDING', attempts = p.attempts + 1, lease_owner = $1, lease_expires_at = $2
+         UPDATE push_deliveries p SET status = 'SENDING', attempts = p.attempts + 1, lease_owner = $1,
+           lease_expires_at = now() + $2 * interval '1 millisecond'
          FROM next WHERE p.ctid = next.ctid
          RETURNING p.ctid::text AS ref, p.rcept_no, p.fcm_token, p.attempts, p.title, p.body
        )
@@ -417,10 +413,9 @@ export class PushDeliveryQueue {
          UPDATE push_deliveries
          SET status = 'ABANDONED', lease_owner = NULL, lease_expires_at = NULL,
              last_error = left('lease of ' || lease_owner || ' expired while sending; not sent again', 500)
-         WHERE status = 'SENDING' AND lease_expires_at < $1
+         WHERE status = 'SENDING' AND lease_expires_at < now()
          RETURNING 1
        ) SELECT count(*)::int AS n FROM abandoned`,
-      [this.clock.now()],
     );
     return n;
   }

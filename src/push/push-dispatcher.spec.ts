@@ -1,12 +1,15 @@
 import { Metrics } from '../metrics/metrics';
 import { Logger } from '@nestjs/common';
-import { loadConfig } from '../config/app-config';
+import { EnvReader } from '../config/env-reader';
 import { DisabledPushSender } from './disabled-push-sender';
 import type { ClaimedDelivery, DeliveryOutcome, PushDeliveryQueue } from './push-delivery-queue';
 import { PushDispatcher } from './push-dispatcher';
 import type { PushMessage, PushSendResult } from './push-sender';
+import { pushConfig } from './push.config';
 import { PushSenderDouble } from '../../local/doubles/push-sender-double';
-import { FakeClock } from '../../test/support/fake-clock';
+import { eventually } from '../../test/support/eventually';
+import { FakeClock, settle } from '../../test/support/fake-clock';
+import { queueOnlyJobScheduler } from '../../test/support/queue-only-job-scheduler';
 
 type Recorded = DeliveryOutcome & { rceptNo: string; token: string };
 
@@ -73,11 +76,12 @@ describe('PushDispatcher', () => {
 
   function start(sender: PushSenderDouble | DisabledPushSender, env: Record<string, string> = {}): PushDispatcher {
     dispatcher = new PushDispatcher(
-      loadConfig({ PUSH_CONCURRENCY: '2', PUSH_RETRY_BASE_MS: '1000', ...env }),
+      pushConfig(new EnvReader({ PUSH_CONCURRENCY: '2', PUSH_RETRY_BASE_MS: '1000', ...env })),
       queue as unknown as PushDeliveryQueue,
       sender,
       new FakeClock(new Date(now)),
       metrics,
+      queueOnlyJobScheduler(),
     );
     dispatcher.start();
     return dispatcher;
@@ -91,7 +95,8 @@ describe('PushDispatcher', () => {
     sender.answerCalls(async (messages: PushMessage[]) => {
       open += 1;
       mostOpen = Math.max(mostOpen, open);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // With the provider until every continuation already due has run: the other slot's claim and send among them.
+      await settle();
       open -= 1;
       return messages.map((): PushSendResult => ({ ok: true }));
     });
@@ -173,7 +178,8 @@ describe('PushDispatcher', () => {
       return messages.map((): PushSendResult => ({ ok: true }));
     });
     const running = start(sender, { PUSH_CONCURRENCY: '1' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => sender.calls.length > 0);
+    await settle();
     expect(sender.calls).toHaveLength(1);
 
     const shutdown = running.beforeApplicationShutdown();

@@ -1,8 +1,8 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { Clock } from '../common/clock';
-import { WorkerPool } from '../common/worker-pool/worker-pool';
-import type { AppConfig } from '../config/app-config';
+import { JobScheduler } from '../jobs/job-scheduler';
+import type { WorkerPool } from '../jobs/worker-pool';
 import { InjectConfig } from '../config/config.module';
 import { Metrics, type PushOutcome } from '../metrics/metrics';
 import { ANALYSIS_SETTLED } from '../analysis/analysis-events';
@@ -10,9 +10,7 @@ import { DISCLOSURE_CREATED, type DisclosureCreatedEvent } from '../disclosures/
 import { newFilingMessage } from './new-filing-message';
 import { type ClaimedDelivery, planOutcome, PushDeliveryQueue } from './push-delivery-queue';
 import { MAX_MESSAGES_PER_SEND, PushSender, type PushSendResult } from './push-sender';
-
-/** How often an idle dispatcher looks for work: other instances' filings, ended backoffs, expired leases. */
-const POLL_INTERVAL_MS = 2_000;
+import type { PushConfig } from './push.config';
 
 /**
  * Sends new-filing notifications from the shared queue, always running (with push
@@ -27,17 +25,17 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
   private readonly pool: WorkerPool<ClaimedDelivery[]>;
 
   constructor(
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: PushConfig,
     private readonly queue: PushDeliveryQueue,
     private readonly sender: PushSender,
     private readonly clock: Clock,
     private readonly metrics: Metrics,
+    jobs: JobScheduler,
   ) {
     metrics.sources.pushBacklog = () => this.queue.backlog();
-    this.pool = new WorkerPool<ClaimedDelivery[]>({
-      name: 'push',
+    // The queue's poll (other instances' filings, ended backoffs, expired leases) is in the job catalog.
+    this.pool = jobs.queue<ClaimedDelivery[]>('push', {
       concurrency: config.push.concurrency,
-      pollIntervalMs: POLL_INTERVAL_MS,
       claim: async (workerId) => {
         const batch = await this.queue.claimBatch(workerId, MAX_MESSAGES_PER_SEND);
         return batch.length > 0 ? batch : null;

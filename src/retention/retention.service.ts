@@ -1,10 +1,7 @@
-import { DAILY_JOB_TIMES, dailyCron } from '../fleet/daily-job-times';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AdRewardTransactions } from '../ads/ad-reward-transactions';
 import { Clock } from '../common/clock';
-import { CronSingletonJob } from '../fleet/cron-singleton-job';
-import { SingletonJobs } from '../fleet/singleton-jobs';
+import { JobScheduler } from '../jobs/job-scheduler';
 import { PushDeliveryQueue } from '../push/push-delivery-queue';
 import { StoreNotifications } from '../subscriptions/store-notifications';
 
@@ -27,42 +24,26 @@ export interface RetentionRun {
 }
 
 /**
- * The daily retention job (singleton job `retention`, 04:45 KST): each table's owner
- * deletes its rows past their retention, in batches. The cron fires on every instance
- * and runs only on the one that leads the job.
+ * The daily retention job (cron job `retention` of the job catalog): each table's owner
+ * deletes its rows past their retention, in batches, on the instance that leads the job.
+ * Every batch is its own statement, and deleting twice changes nothing: a run may finish
+ * after a resign.
  */
 @Injectable()
-export class RetentionService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class RetentionService implements OnModuleInit {
   private readonly logger = new Logger(RetentionService.name);
-  // Every batch is its own statement, and deleting twice changes nothing: a run may finish after a resign.
-  private readonly daily = new CronSingletonJob({
-    name: 'retention',
-    cronTime: dailyCron(DAILY_JOB_TIMES.retention),
-    run: () => this.runOnce(),
-    logger: this.logger,
-  });
 
   constructor(
     private readonly clock: Clock,
     private readonly deliveries: PushDeliveryQueue,
     private readonly storeNotifications: StoreNotifications,
     private readonly adRewards: AdRewardTransactions,
-    private readonly scheduler: SchedulerRegistry,
-    private readonly singletonJobs: SingletonJobs,
+    private readonly jobs: JobScheduler,
   ) {}
 
   onModuleInit(): void {
-    this.daily.register(this.singletonJobs);
+    this.jobs.schedule('retention', { enabled: true, run: () => this.runOnce() });
   }
-
-  onApplicationBootstrap(): void {
-    this.daily.start(this.scheduler, this.singletonJobs);
-  }
-
-  onApplicationShutdown(): void {
-    this.daily.stop();
-  }
-
   /** Deletes everything past its retention now; answers how many rows of each table went. */
   async runOnce(): Promise<RetentionRun> {
     const now = this.clock.nowMs();

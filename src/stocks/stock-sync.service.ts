@@ -1,12 +1,12 @@
-import { type BeforeApplicationShutdown, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
-import type { AppConfig } from '../config/app-config';
+import type { JobsConfig } from '../jobs/jobs.config';
 import { InjectConfig } from '../config/config.module';
-import { SingletonJobs } from '../fleet/singleton-jobs';
-import { type ActiveRun, RunStopped } from '../job-runs/active-run';
-import { JobRunExecutor } from '../job-runs/job-run-executor';
-import { describeRun, type JobRunStatusFields } from '../job-runs/job-run-status';
-import { JobRuns } from '../job-runs/job-runs';
+import { JobScheduler } from '../jobs/job-scheduler';
+import { type ActiveRun, RunStopped } from '../jobs/runs/active-run';
+import type { JobRunExecutor } from '../jobs/runs/job-run-executor';
+import { describeRun, type JobRunStatusFields } from '../jobs/runs/job-run-status';
+import { JobRuns } from '../jobs/runs/job-runs';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { type CorpCodeEntry, DartError } from '../upstream/dart/dart.types';
@@ -43,12 +43,13 @@ type LookUpOutcome = 'added' | 'updated' | 'unchanged' | { removed: number } | {
  * - bootstrap: every stock-coded company is looked up; renamed, moved and
  *   no-longer-listed companies are updated or removed.
  * One sync runs at a time in the whole fleet (a job_runs row), executed by the
- * instance leading the 'stock-sync' singleton job. A resumed run downloads the file
+ * instance leading the job 'stock-sync' of the job catalog (daily at 05:00 KST with
+ * STOCK_SYNC_SCHEDULER_ENABLED, and on demand). A resumed run downloads the file
  * again and skips the companies already looked up (corp_codes.checked_at: ever, for
  * incremental; since the run started, for bootstrap), so it needs no other checkpoint.
  */
 @Injectable()
-export class StockSyncService implements OnModuleInit, BeforeApplicationShutdown {
+export class StockSyncService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(StockSyncService.name);
   private readonly executor: JobRunExecutor;
 
@@ -58,22 +59,16 @@ export class StockSyncService implements OnModuleInit, BeforeApplicationShutdown
     private readonly corpCodes: CorpCodes,
     private readonly stocks: Stocks,
     private readonly jobRuns: JobRuns,
-    private readonly singletonJobs: SingletonJobs,
-    @InjectConfig() private readonly config: AppConfig,
+    jobs: JobScheduler,
+    @InjectConfig() private readonly config: { jobs: JobsConfig },
   ) {
-    this.executor = new JobRunExecutor(
-      'stock-sync',
-      jobRuns,
-      {
-        execute: (run) => this.synchronise(run),
-        describeFailure: (error) => (error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error)),
-      },
-      { leaderTakeoverMs: config.fleet.leaderTakeoverMs, progressLogMs: config.jobs.progressLogMs },
-    );
-  }
-
-  onModuleInit(): void {
-    this.executor.register(this.singletonJobs, () => this.bootstrapIfEmpty());
+    this.executor = jobs.runs('stock-sync', {
+      execute: (run) => this.synchronise(run),
+      describeFailure: (error) => (error instanceof DartError ? `disclosure system ${error.status}: ${error.message}` : String(error)),
+      onLead: () => this.bootstrapIfEmpty(),
+      // The daily incremental sync, when STOCK_SYNC_SCHEDULER_ENABLED is true.
+      onSchedule: { enabled: config.jobs.stockSyncSchedulerEnabled, run: () => this.startDaily() },
+    });
   }
 
   /** The latest stock sync of the fleet (idle before the first). */
@@ -100,9 +95,14 @@ export class StockSyncService implements OnModuleInit, BeforeApplicationShutdown
     void this.executor.pickUp();
   }
 
-  /** Is this instance the one that runs the fleet's stock syncs? */
-  isLeading(): boolean {
-    return this.executor.isLeading;
+  /** The daily incremental sync; a sync already running (a bootstrap, say) makes it skip the day. */
+  private async startDaily(): Promise<void> {
+    try {
+      await this.start('incremental');
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'STOCK_SYNC_RUNNING')) throw error;
+      this.logger.warn('daily stock sync skipped: a sync is already running');
+    }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -147,7 +147,7 @@ export class StockSyncService implements OnModuleInit, BeforeApplicationShutdown
       }
     } finally {
       await this.stockSearch.stockMasterChanged().catch((error: unknown) => {
-        this.logger.warn(`telling the other instances that the stock master changed failed: ${String(error)}`);
+        this.logger.warn({ err: error }, 'telling the other instances that the stock master changed failed');
       });
     }
   }

@@ -1,18 +1,14 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { CronSingletonJob } from '../fleet/cron-singleton-job';
-import { SingletonJobs } from '../fleet/singleton-jobs';
+import { JobScheduler } from '../jobs/job-scheduler';
 import { WatchlistService } from './watchlist.service';
 import { TierTransitions } from '../subscriptions/tier-transitions';
 import { UsersRepository } from '../users/users.repository';
 
 /** How long a downgraded user keeps the watch entries above the new capacity. */
 export const DOWNGRADE_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
-/** The sweep's cron (seconds first): at the start of every minute. */
-export const DOWNGRADE_SWEEP_CRON = '0 * * * * *';
 
 /**
  * The downgrade cleanup. Runs for one user on every watchlist read, and for everyone
@@ -21,42 +17,24 @@ export const DOWNGRADE_SWEEP_CRON = '0 * * * * *';
  * force, and a drop dates from premium_until, see TierTransitions), then trim the users
  * whose downgrade is at least 7 days old and clear their moment. The trim decides by the
  * tier active when it runs, so an upgrade in between removes nothing above it.
- * The sweep is the singleton job 'downgrade-cleanup': its cron fires on every
- * instance, and runs only on the one that leads it.
+ * The sweep is the cron job 'downgrade-cleanup' of the job catalog, every minute on the
+ * instance that leads it, so a lapse is recorded and a cleanup runs when due, not the next
+ * day; its query reads two partial indexes and finds nobody on most ticks.
  */
 @Injectable()
-export class DowngradeCleanupService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(DowngradeCleanupService.name);
-  // Every minute, so a lapse is recorded and a cleanup runs when due, not the next day;
-  // the query reads two partial indexes and finds nobody on most ticks.
-  private readonly sweep = new CronSingletonJob({
-    name: 'downgrade-cleanup',
-    cronTime: DOWNGRADE_SWEEP_CRON,
-    run: () => this.runAll(),
-    logger: this.logger,
-  });
-
+export class DowngradeCleanupService implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly transitions: TierTransitions,
     private readonly users: UsersRepository,
     private readonly watchlist: WatchlistService,
-    private readonly scheduler: SchedulerRegistry,
-    private readonly singletonJobs: SingletonJobs,
+    private readonly jobs: JobScheduler,
   ) {}
 
   onModuleInit(): void {
     // A run in progress finishes on resign: each user is settled in its own transaction, and settling twice changes nothing.
-    this.sweep.register(this.singletonJobs);
-  }
-
-  onApplicationBootstrap(): void {
-    this.sweep.start(this.scheduler, this.singletonJobs);
-  }
-
-  onApplicationShutdown(): void {
-    this.sweep.stop();
+    this.jobs.schedule('downgrade-cleanup', { enabled: true, run: () => this.runAll() });
   }
 
   /** One user's pending expiry and cleanup; returns how many watch entries were removed. */

@@ -4,7 +4,9 @@ import { type DartSandbox, startDartSandbox } from '../../local/dart-sandbox/dar
 import { FleetConnection, LEADERSHIP_APPLICATION_NAME } from '../../src/fleet/fleet-connection';
 import { FleetSignals } from '../../src/fleet/fleet-signals';
 import { InstanceIdentity } from '../../src/fleet/instance-identity';
-import { SINGLETON_LOCK_NAMESPACE, SingletonJobs } from '../../src/fleet/singleton-jobs';
+import { Metrics } from '../../src/metrics/metrics';
+import { ADVISORY_LOCKS } from '../../src/database/advisory-locks';
+import { SingletonJobs } from '../../src/fleet/singleton-jobs';
 import { ADMIN_KEY, eventually, sandboxEnv } from '../support/sandboxed-app';
 import { FakeClock } from '../support/fake-clock';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
@@ -100,14 +102,43 @@ describe('three instances on one database', () => {
     for (const apps of byJob.values()) expect(apps).toHaveLength(1);
   });
 
+  /** Every job's holder, or the instances working it, as `app` lists them (GET /api/v1/admin/jobs). */
+  const listedBy = async (app: TestApp) => {
+    const response = await request(app.http).get('/api/v1/admin/jobs').set('X-Admin-Key', ADMIN_KEY).expect(200);
+    const jobs = response.body.jobs as { name: string; holder: string | null; instances: string[]; state: string }[];
+    return new Map(jobs.map((job) => [job.name, job]));
+  };
+  const idOf = (app: TestApp) => app.app.get(InstanceIdentity).id;
+  /** Every instance lists each job's leader as its holder, and every instance as a worker of the push queue. */
+  const everyListingAgrees = async () => {
+    for (const app of live()) {
+      const listed = await listedBy(app);
+      for (const job of ALL_JOBS) if (listed.get(job)?.holder !== idOf(leaderOf(job)!)) return false;
+      if ([...listed.get('push')!.instances].sort().join() !== live().map(idOf).sort().join()) return false;
+    }
+    return true;
+  };
+
+  it('lists each job with its holder, the same from every instance', async () => {
+    // Other instances' holdings come from their heartbeats (every T/4).
+    await eventually(everyListingAgrees, TAKEOVER_MS * 2);
+    const listed = await listedBy(live()[0]);
+    for (const job of ALL_JOBS) expect(listed.get(job)!.state).not.toMatch(/disabled|no-holder/);
+  });
+
   it('polls the disclosure system from one monitor for the whole fleet', async () => {
-    const listCalls = () => fleet.sandbox.control.requests.filter((call) => call.path.endsWith('/list.json')).length;
-    const before = listCalls();
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
-    const made = listCalls() - before;
-    // One monitor polling every second makes about 4; three would make about 12.
-    expect(made).toBeGreaterThanOrEqual(2);
-    expect(made).toBeLessThanOrEqual(6);
+    /** The list.json calls an instance made, by its own metrics. */
+    const listCallsOf = async (app: TestApp) =>
+      (await app.app.get(Metrics).upstreamRequests.get()).values
+        .filter((value) => value.labels.upstream === 'dart' && value.labels.endpoint === 'list.json')
+        .reduce((sum, value) => sum + value.value, 0);
+    const monitor = leaderOf('disclosure-monitor')!;
+    const before = new Map<TestApp, number>();
+    for (const app of live()) before.set(app, await listCallsOf(app));
+    // The monitor polls every second: wait for four of its polls.
+    await eventually(async () => (await listCallsOf(monitor)) - before.get(monitor)! >= 4, 15_000);
+    // Meanwhile no other instance polled.
+    for (const app of live().filter((app) => app !== monitor)) expect(await listCallsOf(app)).toBe(before.get(app));
   });
 
   it('stores a new filing once and serves it from every instance', async () => {
@@ -159,7 +190,8 @@ describe('three instances on one database', () => {
     const stoppedAt = Date.now();
     await eventually(async () => jobs.every((job) => leaderOf(job) !== undefined), TAKEOVER_MS * 2);
     expect(Date.now() - stoppedAt).toBeLessThan(TAKEOVER_MS);
-    for (const apps of holders().values()) expect(apps).toHaveLength(1);
+    for (const apps of holders().values()) expect(apps).toHaveLength(1); // The listing follows: the stopped instance is no longer named anywhere.
+    await eventually(everyListingAgrees, TAKEOVER_MS * 2);
   });
 
   it('a lone instance whose session is cut resigns, reconnects and leads every job again', async () => {
@@ -270,12 +302,12 @@ describe('the leadership session', () => {
     const lost: string[] = [];
     const frozen = await open('frozen', 600, lost);
     const follower = await open('follower', 60_000);
-    expect(await frozen.tryLocks(SINGLETON_LOCK_NAMESPACE, [901, 902])).toEqual([901, 902]);
-    expect(await follower.tryLocks(SINGLETON_LOCK_NAMESPACE, [901, 902])).toEqual([]);
+    expect(await frozen.tryLocks(ADVISORY_LOCKS.SINGLETON_JOBS, [901, 902])).toEqual([901, 902]);
+    expect(await follower.tryLocks(ADVISORY_LOCKS.SINGLETON_JOBS, [901, 902])).toEqual([]);
 
     // The frozen session sends nothing more; the follower keeps trying.
     const frozenAt = Date.now();
-    await eventually(async () => (await follower.tryLocks(SINGLETON_LOCK_NAMESPACE, [901, 902])).length === 2, 5_000);
+    await eventually(async () => (await follower.tryLocks(ADVISORY_LOCKS.SINGLETON_JOBS, [901, 902])).length === 2, 5_000);
     expect(Date.now() - frozenAt).toBeGreaterThanOrEqual(400);
     // Its owner hears of it as soon as its event loop runs.
     await eventually(async () => lost.length > 0, 2_000);
@@ -286,12 +318,16 @@ describe('the leadership session', () => {
     const lost: string[] = [];
     const pinged = await open('pinged', 600, lost);
     const other = await open('other', 60_000);
-    expect(await pinged.tryLocks(SINGLETON_LOCK_NAMESPACE, [903])).toEqual([903]);
-    for (let i = 0; i < 8; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await pinged.tryLocks(ADVISORY_LOCKS.SINGLETON_JOBS, [903])).toEqual([903]);
+    // A session with the same idle timeout, opened after the pinged one's last statement and never
+    // pinged: once the server has ended it, the pinged session would have been ended too.
+    const unpingedLost: string[] = [];
+    await open('unpinged', 600, unpingedLost);
+    await eventually(async () => {
       await pinged.ping();
-    }
+      return unpingedLost.length > 0;
+    }, 5_000);
     expect(lost).toEqual([]);
-    expect(await other.tryLocks(SINGLETON_LOCK_NAMESPACE, [903])).toEqual([]);
+    expect(await other.tryLocks(ADVISORY_LOCKS.SINGLETON_JOBS, [903])).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { JobRuns } from '../../src/job-runs/job-runs';
+import { JobRuns } from '../../src/jobs/runs/job-runs';
 import { type DartSandbox, startDartSandbox } from '../../local/dart-sandbox/dart-sandbox';
 import { FakeClock } from '../support/fake-clock';
 import { ADMIN_KEY, eventually, sandboxEnv } from '../support/sandboxed-app';

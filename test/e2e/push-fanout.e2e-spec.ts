@@ -373,7 +373,7 @@ describe('new-filing push', () => {
 describe('new-filing push across restarts and instances', () => {
   let database: TestDatabase;
   const apps: TestApp[] = [];
-  const env = { PUSH_CONCURRENCY: '1', PUSH_LEASE_MS: '1000' };
+  const env = { PUSH_CONCURRENCY: '1', PUSH_LEASE_MS: '600000' };
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -408,8 +408,11 @@ describe('new-filing push across restarts and instances', () => {
     expect(second.messages()).toHaveLength(200);
     expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, SENDING: 500 });
 
-    // Once the dead sender's lease expires its batch is abandoned: it may have reached the devices.
-    b.clock.advance(1_001);
+    // Once the dead sender's lease expires (on the database clock) its batch is abandoned: it may have reached the devices.
+    await b.dataSource.query(
+      "UPDATE push_deliveries SET lease_expires_at = now() - interval '1 second' WHERE rcept_no = $1 AND status = 'SENDING'",
+      [filing.rcept_no],
+    );
     b.app.get(PushDispatcher).wake();
     await b.app.get(PushDispatcher).drain();
     expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, ABANDONED: 500 });
@@ -487,6 +490,8 @@ describe('new-filing push across restarts and instances', () => {
   });
 
   it('expands PUSH_EXPANSION_USERS watchers per transaction, recording each step, so a restart between steps repeats and skips no one', async () => {
+    // The instances of the earlier tests would send the deliveries of the steps taken by hand (they poll every 2 s).
+    for (const app of apps.splice(0)) await app.close();
     const stepped = await startTestApp({
       database,
       overrides: senderOverride(new PushSenderDouble()),

@@ -1,4 +1,3 @@
-import { SchedulerRegistry } from '@nestjs/schedule';
 import request from 'supertest';
 import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 
@@ -147,8 +146,12 @@ describe('stock master sync', () => {
     const scheduled = await startSandboxedApp({ app: { env: { STOCK_SYNC_SCHEDULER_ENABLED: 'true' } } });
     try {
       await eventually(async () => (await scheduled.dataSource.query('SELECT 1 FROM stocks LIMIT 1')).length);
-      const job = scheduled.app.get(SchedulerRegistry).getCronJob('daily-stock-sync');
-      const next = job.nextDate().toJSDate();
+      const jobs = await request(scheduled.http).get('/api/v1/admin/jobs').set('X-Admin-Key', ADMIN_KEY).expect(200);
+      const job = (jobs.body as { jobs: { name: string; scheduled: boolean; next_run_at: string }[] }).jobs.find(
+        (candidate) => candidate.name === 'stock-sync',
+      );
+      expect(job).toMatchObject({ scheduled: true });
+      const next = new Date(job!.next_run_at);
       // 05:00 in Korea is 20:00 UTC the day before.
       expect([next.getUTCHours(), next.getUTCMinutes(), next.getUTCSeconds()]).toEqual([20, 0, 0]);
       expect(next.getTime() - Date.now()).toBeLessThanOrEqual(24 * 60 * 60 * 1000);
@@ -157,8 +160,12 @@ describe('stock master sync', () => {
     }
   });
 
-  it('does not schedule the daily run by default outside production', () => {
-    expect(() => t.app.get(SchedulerRegistry).getCronJob('daily-stock-sync')).toThrow();
+  it('does not schedule the daily run by default outside production', async () => {
+    const jobs = await request(t.http).get('/api/v1/admin/jobs').set('X-Admin-Key', ADMIN_KEY).expect(200);
+    expect((jobs.body as { jobs: { name: string }[] }).jobs.find((job) => job.name === 'stock-sync')).toMatchObject({
+      scheduled: false,
+      next_run_at: null,
+    });
   });
 
   it('refuses the admin routes without the key', async () => {

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { SingletonJobs } from '../fleet/singleton-jobs';
-import { runAsJob } from '../logging/job-context';
+import { runAsJob } from '../../logging/job-context';
 import { ActiveRun, PROGRESS_WRITE_MS, RunStopped } from './active-run';
 import type { JobRunKind } from './job-run.entity';
 import type { JobRuns } from './job-runs';
@@ -17,7 +16,7 @@ export interface JobRunWork {
 
 /**
  * Executes the runs of one kind on the instance that leads the singleton job of that
- * kind: a run started anywhere is picked up within a second, a run left by a previous
+ * kind (JobScheduler.runs registers it): a run started anywhere is picked up within a second, a run left by a previous
  * leader is resumed from its checkpoint, and on resign or shutdown the run stops at a
  * safe point and is handed over (still `running`), so no run is silently lost.
  */
@@ -44,22 +43,6 @@ export class JobRunExecutor {
     // Never less than a few missed heartbeats: a slow write must not look like a dead instance.
     this.staleMs = Math.max(timing.leaderTakeoverMs, 5 * PROGRESS_WRITE_MS);
     this.progressLogMs = timing.progressLogMs;
-  }
-
-  /** Call from the owning service's onModuleInit; `onLead` runs first when this instance becomes the leader. */
-  register(singletonJobs: SingletonJobs, onLead?: () => Promise<void>): void {
-    singletonJobs.register({
-      name: this.kind,
-      lead: async () => {
-        try {
-          await onLead?.();
-        } catch (error) {
-          this.logger.error(`${this.kind}: taking the lead failed: ${String(error)}`);
-        }
-        await this.lead();
-      },
-      resign: () => this.resign(),
-    });
   }
 
   get isLeading(): boolean {
@@ -110,7 +93,7 @@ export class JobRunExecutor {
       if (!row) return;
       run = new ActiveRun(row, this.jobRuns, this.logger, this.progressLogMs);
     } catch (error) {
-      this.logger.warn(`looking for a ${this.kind} run failed: ${String(error)}`);
+      this.logger.warn({ err: error }, `looking for a ${this.kind} run failed`);
       return;
     }
     slot.run = run;
@@ -144,12 +127,12 @@ export class JobRunExecutor {
         );
         return;
       }
-      const reason = this.work.describeFailure(error);
-      this.logger.error(`${this.kind} run ${run.id} failed: ${reason}`);
-      await run.fail(reason);
+      const description = this.work.describeFailure(error);
+      this.logger.error({ err: error }, `${this.kind} run ${run.id} failed: ${description}`);
+      await run.fail(description);
     } catch (writeError) {
       // The row stays running with its last checkpoint; the next executor resumes it once it looks stale.
-      this.logger.error(`${this.kind} run ${run.id}: final state not saved: ${String(writeError)}`);
+      this.logger.error({ err: writeError }, `${this.kind} run ${run.id}: final state not saved`);
     }
   }
 }

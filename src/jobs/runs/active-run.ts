@@ -97,7 +97,7 @@ export class ActiveRun {
     await this.save();
     // A failed periodic write is retried by the next one; the run goes on.
     this.timer = setInterval(
-      () => this.save().catch((error) => this.logger.warn(`run ${this.id}: progress not saved: ${String(error)}`)),
+      () => this.save().catch((error: unknown) => this.logger.warn({ err: error }, `run ${this.id}: progress not saved`)),
       PROGRESS_WRITE_MS,
     );
     this.timer.unref();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { runAsJob } from '../../logging/job-context';
+import { runAsJob } from '../logging/job-context';
 
 /** The longest a pool waits for its running jobs at shutdown. */
 export const SHUTDOWN_GRACE_MS = 10_000;
