@@ -13,10 +13,18 @@ export class BenchServer {
 
   /**
    * Forks the server process, with production's Node.js flags and --expose-gc (for live-heap
-   * samples), and starts the application in it: migrations, then listen.
+   * samples), and starts the application in it: migrations, then listen. `extraNodeFlags` come
+   * after those (`npm run bench:runtime-fixes` preloads its switches with `-r`).
    */
-  static async start(options: { databaseUrl: string; dartBaseUrl: string; dartApiKey: string }): Promise<BenchServer> {
-    const rpc = ChildRpc.fork<ServerRequest, unknown>('server under test', 'server-process.js', [...serviceNodeFlags(), '--expose-gc']);
+  static async start(
+    options: { databaseUrl: string; dartBaseUrl: string; dartApiKey: string },
+    extraNodeFlags: string[] = [],
+  ): Promise<BenchServer> {
+    const rpc = ChildRpc.fork<ServerRequest, unknown>('server under test', 'server-process.js', [
+      ...serviceNodeFlags(),
+      '--expose-gc',
+      ...extraNodeFlags,
+    ]);
     try {
       const { origin, adminKey } = (await rpc.call({ kind: 'start', ...options })) as ServerResponses['start'];
       return new BenchServer(rpc, origin, adminKey);

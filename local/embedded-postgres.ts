@@ -110,6 +110,7 @@ function systemAccount(): RunAs {
     } catch (error) {
       throw new EmbeddedPostgresError(
         `running as root, PostgreSQL needs a "${SYSTEM_ACCOUNT}" system account and creating it failed: ${oneLine(error)}`,
+        { cause: error },
       );
     }
   }
@@ -284,7 +285,7 @@ async function startServer(
     await pgCtl(binDir, ['start', '-D', clusterDir, '-l', logFile, '-o', serverOptions, '-w', '-t', String(PG_CTL_WAIT_SECONDS)], runAs);
   } catch (error) {
     const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-3).join(' | ') : '';
-    throw new EmbeddedPostgresError(`${(error as Error).message}${tail ? `; server log (${logFile}): ${tail}` : ''}`);
+    throw new EmbeddedPostgresError(`${(error as Error).message}${tail ? `; server log (${logFile}): ${tail}` : ''}`, { cause: error });
   }
 }
 
@@ -306,7 +307,7 @@ function runTool(file: string, args: string[], runAs: RunAs): Promise<void> {
     });
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', (error) => reject(new EmbeddedPostgresError(`${name} could not run: ${error.message}`)));
+    child.on('error', (error) => reject(new EmbeddedPostgresError(`${name} could not run: ${error.message}`, { cause: error })));
     child.on('close', (code, signal) => {
       if (code === 0) return resolve();
       const detail = output.trim().split('\n').slice(-3).join(' | ');

@@ -8,12 +8,13 @@ import { AnalysisModule } from './analysis/analysis.module';
 import { AttestationModule } from './attestation/attestation.module';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
-import { HttpCacheModule } from './common/http-cache/http-cache.module';
+import { HttpCacheModule } from './http-cache/http-cache.module';
 import { CompaniesModule } from './companies/companies.module';
-import type { AppConfig } from './config/app-config';
+import type { AppConfig } from './app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { FleetModule } from './fleet/fleet.module';
+import { JobsModule } from './jobs/jobs.module';
 import { DisclosuresModule } from './disclosures/disclosures.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
@@ -49,6 +50,7 @@ export class AppModule {
         HttpCacheModule,
         DatabaseModule,
         FleetModule,
+        JobsModule,
         UsersModule,
         AuthModule,
         RateLimitModule,

@@ -4,15 +4,16 @@ import type { Express } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
+import { Clock } from './common/clock';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { bodyParser } from './common/http/body-parsers';
 import { ServiceExpressAdapter } from './common/http/express-adapter';
-import { type EtagFunction, enhancersTheFastLaneWouldSkip, HttpCacheFastLane } from './common/http-cache/http-cache-fast-lane';
+import { type EtagFunction, enhancersTheFastLaneWouldSkip, HttpCacheFastLane } from './http-cache/http-cache-fast-lane';
 import { securityHeaders } from './common/http/security-headers';
 import { setupSwagger, SWAGGER_UI_PATH } from './common/http/swagger';
 import { createValidationPipe } from './common/http/validation.pipe';
-import { installLeanAsyncResourceBind } from './common/runtime/async-resource-bind';
-import type { AppConfig } from './config/app-config';
+import { installLeanAsyncResourceBind } from './runtime-fixes/async-resource-bind/async-resource-bind';
+import type { AppConfig } from './app-config';
 import { ROOT_LOGGER } from './logging/logging.module';
 import { Metrics } from './metrics/metrics';
 import { recordRequestDuration } from './metrics/request-duration';
@@ -72,7 +73,8 @@ const SECURITY_HEADERS = securityHeaders({
  * and by the end-to-end tests alike.
  */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
-  // Both keep each request's objects out of the old generation (docs/request-pipeline.md).
+  // The adapter sends the HTTP cache's stored bytes as they are; the bind keeps each request's objects
+  // out of the old generation where Node needs it (docs/request-pipeline.md).
   if (!(app.getHttpAdapter() instanceof ServiceExpressAdapter)) {
     throw new Error(
       'The application must be created with ServiceExpressAdapter (NestFactory.create(module, new ServiceExpressAdapter(), options))',
@@ -84,8 +86,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
 
   const rootLogger = app.get<PinoLogger>(ROOT_LOGGER);
   protectSecrets(rootLogger, config);
-  app.use(createRequestLogger(rootLogger));
-  app.use(recordRequestDuration(app.get(Metrics)));
+  const clock = app.get(Clock);
+  app.use(createRequestLogger(rootLogger, clock));
+  app.use(recordRequestDuration(app.get(Metrics), clock));
   app.use(SECURITY_HEADERS);
   const rateLimits = app.get(RateLimitMiddleware);
   app.use(rateLimits.general);

@@ -6,7 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument } from './common/http/swagger';
-import { loadConfig } from './config/app-config';
+import { loadConfig } from './app-config';
 import { createRootLogger } from './logging/root-logger';
 
 /** The document as committed: what `/docs-json` serves, as stable, readable JSON. */

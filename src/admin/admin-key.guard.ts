@@ -3,8 +3,8 @@ import { ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AppError } from '../common/errors/app-error';
 import { secretsEqual } from '../common/secrets-equal';
-import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import type { AdminConfig } from './admin.config';
 import { ApiErrors } from '../common/http/api-errors';
 
 /**
@@ -14,7 +14,7 @@ import { ApiErrors } from '../common/http/api-errors';
  */
 @Injectable()
 export class AdminKeyGuard implements CanActivate {
-  constructor(@InjectConfig() private readonly config: AppConfig) {}
+  constructor(@InjectConfig() private readonly config: AdminConfig) {}
 
   canActivate(context: ExecutionContext): boolean {
     const presented = context.switchToHttp().getRequest<Request>().headers['x-admin-key'];

@@ -1,4 +1,4 @@
-import type { ConfigEnvironment } from '../config/app-config';
+import type { ConfigEnvironment } from '../config/environment';
 import type { EnvReader } from '../config/env-reader';
 
 export interface AdminConfig {

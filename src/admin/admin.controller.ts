@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Clock } from '../common/clock';
-import type { AppConfig } from '../config/app-config';
+import type { EnvironmentConfig } from '../config/environment';
 import { InjectConfig } from '../config/config.module';
 import { version as VERSION } from '../../package.json';
 import { ApiWithoutDatabase } from '../common/http/api-errors';
@@ -28,7 +28,7 @@ export class AdminController {
   private readonly startedAt: Date;
 
   constructor(
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: EnvironmentConfig,
     clock: Clock,
   ) {
     this.startedAt = clock.now();

@@ -1,6 +1,6 @@
 import { applyDecorators, CanActivate, ExecutionContext, Injectable, NotFoundException, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
-import type { AppConfig } from '../config/app-config';
+import type { EnvironmentConfig } from '../config/environment';
 import { InjectConfig } from '../config/config.module';
 import { AdminOnly } from './admin-key.guard';
 import { ApiErrors } from '../common/http/api-errors';
@@ -11,7 +11,7 @@ import { ApiErrors } from '../common/http/api-errors';
  */
 @Injectable()
 export class OutsideProductionGuard implements CanActivate {
-  constructor(@InjectConfig() private readonly config: AppConfig) {}
+  constructor(@InjectConfig() private readonly config: EnvironmentConfig) {}
 
   canActivate(context: ExecutionContext): boolean {
     if (this.config.appEnv !== 'production') return true;

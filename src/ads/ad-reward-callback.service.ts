@@ -4,12 +4,12 @@ import { verify } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
-import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { QuotaService } from '../quota/quota.service';
 import { UsersRepository } from '../users/users.repository';
 import { AdRewardTransactions } from './ad-reward-transactions';
 import { AdVerifierKeys } from './ad-verifier-keys';
+import type { AdMobConfig } from './ads.config';
 import { parseSsvQuery, type SsvCallback } from './ssv-callback';
 
 /** A callback whose reward happened longer ago than this is refused. */
@@ -45,7 +45,7 @@ export class AdRewardCallbackService {
     private readonly rewards: AdRewardTransactions,
     private readonly keys: AdVerifierKeys,
     private readonly clock: Clock,
-    @InjectConfig() config: AppConfig,
+    @InjectConfig() config: { admob: AdMobConfig },
   ) {
     this.allowedAdUnits = config.admob.adUnitIds && new Set(config.admob.adUnitIds.map(adUnitNumber));
   }
@@ -55,7 +55,7 @@ export class AdRewardCallbackService {
     try {
       return await this.verifyAndGrant(rawQuery);
     } catch (error) {
-      if (error instanceof AppError) this.logger.warn(`ad reward callback refused (${error.code}): ${error.message}`);
+      if (error instanceof AppError) this.logger.warn({ err: error }, `ad reward callback refused (${error.code})`);
       throw error;
     }
   }

@@ -4,7 +4,6 @@ import { FakeClock } from '../../test/support/fake-clock';
 import type { ServerResponse } from 'node:http';
 import { type HttpDouble, sendJson, startHttpDouble } from '../../test/support/http-double';
 import { AppError } from '../common/errors/app-error';
-import type { AppConfig } from '../config/app-config';
 import { AdVerifierKeys, parseKeyDocument, VERIFIER_KEYS_MAX_AGE_MS, VERIFIER_KEYS_MIN_REFETCH_MS } from './ad-verifier-keys';
 
 function p256(): KeyObject {
@@ -79,7 +78,7 @@ describe('AdVerifierKeys', () => {
     server.requests.length = 0;
     document = { status: 200, keys: [published(1, keyA)] };
     clock = new FakeClock(new Date('2026-11-18T03:00:00Z'));
-    const config = { admob: { verifierKeysUrl: `${server.url}/keys.json` } } as AppConfig;
+    const config = { admob: { verifierKeysUrl: `${server.url}/keys.json` } };
     keys = new AdVerifierKeys(config, clock);
   });
 
@@ -178,7 +177,7 @@ describe('AdVerifierKeys', () => {
     ])('is unavailable when the server %s', async (_case, answer) => {
       const hanging = await startHttpDouble((_req, res) => answer(res));
       try {
-        const quick = new QuickAdVerifierKeys({ admob: { verifierKeysUrl: `${hanging.url}/keys.json` } } as AppConfig, clock);
+        const quick = new QuickAdVerifierKeys({ admob: { verifierKeysUrl: `${hanging.url}/keys.json` } }, clock);
         const started = performance.now();
         await expect(quick.keyFor('1')).rejects.toEqual(unavailable);
         expect(performance.now() - started).toBeLessThan(10_000);

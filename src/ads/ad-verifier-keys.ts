@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
-import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import type { AdMobConfig } from './ads.config';
 
 /** Keys are served from the cache for at most this long, as the ad network asks. */
 export const VERIFIER_KEYS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -43,7 +43,7 @@ export class AdVerifierKeys {
   private inFlight?: Promise<FetchOutcome>;
 
   constructor(
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: { admob: AdMobConfig },
     private readonly clock: Clock,
   ) {}
 
@@ -100,7 +100,7 @@ export class AdVerifierKeys {
       this.logger.log(`fetched ${keys.size} ad verifier key(s)`);
       return 'fetched';
     } catch (error) {
-      this.logger.warn(`ad verifier keys could not be fetched from ${url}: ${String(error)}`);
+      this.logger.warn({ err: error }, `ad verifier keys could not be fetched from ${url}`);
       return 'failed';
     }
   }

@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { QuotaModule } from '../quota/quota.module';
 import { UsersModule } from '../users/users.module';
 import { AdRewardCallbackService } from './ad-reward-callback.service';
 import { AdRewardTransactions } from './ad-reward-transactions';
 import { AdSsvController } from './ad-ssv.controller';
 import { AdVerifierKeys } from './ad-verifier-keys';
+import { AdRewardTransactionEntity } from './ad-reward-transaction.entity';
 
 /** Rewarded ads: the ad network's verification callback and its verifier keys. */
 @Module({
-  imports: [QuotaModule, UsersModule],
+  imports: [TypeOrmModule.forFeature([AdRewardTransactionEntity]), QuotaModule, UsersModule],
   controllers: [AdSsvController],
   providers: [AdRewardTransactions, AdRewardCallbackService, AdVerifierKeys],
   exports: [AdRewardTransactions],

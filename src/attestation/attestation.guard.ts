@@ -2,9 +2,9 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import type { Request } from 'express';
 import { AppError } from '../common/errors/app-error';
 import { secretsEqual } from '../common/secrets-equal';
-import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { AppCheckVerifier } from './app-check-verifier';
+import type { AttestationConfig } from './attestation.config';
 
 export const APP_CHECK_HEADER = 'X-Firebase-AppCheck';
 export const WORKER_SECRET_HEADER = 'X-Worker-Secret';
@@ -20,7 +20,7 @@ export const WORKER_SECRET_HEADER = 'X-Worker-Secret';
 @Injectable()
 export class AttestationGuard implements CanActivate {
   constructor(
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: AttestationConfig,
     private readonly appCheck: AppCheckVerifier,
   ) {}
 

@@ -1,8 +1,20 @@
 import { Logger } from '@nestjs/common';
 import { AppCheck } from 'firebase-admin/app-check';
 import { firebaseServiceAccountJson } from '../../test/support/firebase-doubles';
-import { loadConfig } from '../config/app-config';
+import { EnvReader } from '../config/env-reader';
+import type { AppEnv } from '../config/environment';
+import { attestationConfig } from './attestation.config';
+import { firebaseConfig } from './firebase.config';
 import { FirebaseAppCheckVerifier } from './firebase-app-check.verifier';
+
+/** The slices the verifier reads, from these variables. */
+function configFor(env: Record<string, string>) {
+  const read = new EnvReader(env);
+  const appEnv = (env.APP_ENV ?? 'local') as AppEnv;
+  const config = { ...attestationConfig(read, { appEnv, production: appEnv === 'production' }), ...firebaseConfig(read) };
+  read.assertValid();
+  return config;
+}
 
 /** A short deadline for the test of it; test/e2e/outbound-timeouts.e2e-spec.ts fetches the keys from a server that hangs. */
 class QuickAppCheckVerifier extends FirebaseAppCheckVerifier {
@@ -23,7 +35,7 @@ describe('FirebaseAppCheckVerifier', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('refuses every token without FIREBASE_SERVICE_ACCOUNT and says so once at start', async () => {
-    const verifier = new FirebaseAppCheckVerifier(loadConfig({ APP_ENV: 'dev', DEVICE_ATTESTATION: 'enforce' }));
+    const verifier = new FirebaseAppCheckVerifier(configFor({ APP_ENV: 'dev', DEVICE_ATTESTATION: 'enforce' }));
     await verifier.onModuleInit();
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0][0]).toBe('FIREBASE_SERVICE_ACCOUNT is not set: App Check tokens are refused');
@@ -33,19 +45,19 @@ describe('FirebaseAppCheckVerifier', () => {
   });
 
   it('only informs when attestation is off', async () => {
-    const verifier = new FirebaseAppCheckVerifier(loadConfig({}));
+    const verifier = new FirebaseAppCheckVerifier(configFor({}));
     await verifier.onModuleInit();
     expect(warn).not.toHaveBeenCalled();
     expect(log.mock.calls[0][0]).toMatch(/^FIREBASE_SERVICE_ACCOUNT is not set: App Check tokens are refused/);
   });
 
   it('stops the start when FIREBASE_SERVICE_ACCOUNT cannot be read', async () => {
-    const verifier = new FirebaseAppCheckVerifier(loadConfig({ FIREBASE_SERVICE_ACCOUNT: '/nonexistent/account.json' }));
+    const verifier = new FirebaseAppCheckVerifier(configFor({ FIREBASE_SERVICE_ACCOUNT: '/nonexistent/account.json' }));
     await expect(verifier.onModuleInit()).rejects.toThrow(/^FIREBASE_SERVICE_ACCOUNT must be/);
   });
 
   it('verifies with firebase-admin when configured: a malformed token is refused', async () => {
-    const verifier = new FirebaseAppCheckVerifier(loadConfig({ FIREBASE_SERVICE_ACCOUNT: firebaseServiceAccountJson() }));
+    const verifier = new FirebaseAppCheckVerifier(configFor({ FIREBASE_SERVICE_ACCOUNT: firebaseServiceAccountJson() }));
     await verifier.onModuleInit();
     try {
       expect(log).toHaveBeenCalledWith('App Check tokens are verified for Firebase project briefing-test');
@@ -63,7 +75,7 @@ describe('FirebaseAppCheckVerifier', () => {
 
     beforeEach(async () => {
       verifyToken = jest.spyOn(AppCheck.prototype, 'verifyToken');
-      verifier = new QuickAppCheckVerifier(loadConfig({ FIREBASE_SERVICE_ACCOUNT: firebaseServiceAccountJson() }));
+      verifier = new QuickAppCheckVerifier(configFor({ FIREBASE_SERVICE_ACCOUNT: firebaseServiceAccountJson() }));
       await verifier.onModuleInit();
     });
 
@@ -75,7 +87,8 @@ describe('FirebaseAppCheckVerifier', () => {
       verifyToken.mockReturnValue(new Promise(() => undefined));
       expect(await verifier.verify('a.well-formed.token')).toBeNull();
       expect(warn).toHaveBeenCalledWith(
-        'App Check verification failed: FirebaseTimeoutError: App Check verification did not finish within 100 ms',
+        { err: expect.objectContaining({ name: 'FirebaseTimeoutError', message: 'App Check verification did not finish within 100 ms' }) },
+        'App Check verification failed',
       );
     });
 
@@ -88,8 +101,15 @@ describe('FirebaseAppCheckVerifier', () => {
       );
       expect(await verifier.verify('a.well-formed.token')).toBeNull();
       expect(await verifier.verify('a.forged.token')).toBeNull();
-      expect(warn.mock.calls).toEqual([['App Check verification failed: Error: Error fetching Json Web Keys: connect ECONNREFUSED']]);
-      expect(debug.mock.calls).toEqual([['App Check token refused: Error: The provided App Check token has invalid signature.']]);
+      expect(warn.mock.calls).toEqual([
+        [
+          { err: expect.objectContaining({ message: 'Error fetching Json Web Keys: connect ECONNREFUSED' }) },
+          'App Check verification failed',
+        ],
+      ]);
+      expect(debug.mock.calls).toEqual([
+        [{ err: expect.objectContaining({ message: 'The provided App Check token has invalid signature.' }) }, 'App Check token refused'],
+      ]);
     });
   });
 });

@@ -1,10 +1,11 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { App } from 'firebase-admin/app';
 import type { AppCheck } from 'firebase-admin/app-check';
-import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { type AppCheckVerdict, AppCheckVerifier } from './app-check-verifier';
+import type { AttestationConfig } from './attestation.config';
 import { initializeFirebaseApp, withDeadline } from './firebase-app';
+import type { FirebaseConfig } from './firebase.config';
 
 /** App Check tokens are JWTs of about 1 kB; anything far larger is refused unread. */
 const MAX_TOKEN_LENGTH = 8192;
@@ -36,7 +37,7 @@ export class FirebaseAppCheckVerifier extends AppCheckVerifier implements OnModu
   private app?: App;
   private appCheck?: AppCheck;
 
-  constructor(@InjectConfig() private readonly config: AppConfig) {
+  constructor(@InjectConfig() private readonly config: AttestationConfig & FirebaseConfig) {
     super();
   }
 
@@ -71,9 +72,9 @@ export class FirebaseAppCheckVerifier extends AppCheckVerifier implements OnModu
       const code = (error as { code?: unknown }).code;
       // A bad token is the client's problem; anything else (key fetch, network, timeout) is ours to see.
       if (code === 'app-check/invalid-argument' && !KEY_FETCH_FAILURE.test(String(error))) {
-        this.logger.debug(`App Check token refused: ${String(error)}`);
+        this.logger.debug({ err: error }, 'App Check token refused');
       } else {
-        this.logger.warn(`App Check verification failed: ${String(error)}`);
+        this.logger.warn({ err: error }, 'App Check verification failed');
       }
       return null;
     }

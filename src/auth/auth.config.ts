@@ -1,4 +1,4 @@
-import type { ConfigEnvironment } from '../config/app-config';
+import type { ConfigEnvironment } from '../config/environment';
 import { DAY_MS, type EnvReader } from '../config/env-reader';
 
 /** An OpenID Connect identity provider; it is enabled only when an audience is configured. */

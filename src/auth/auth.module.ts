@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
-import type { AppConfig } from '../config/app-config';
+import type { AuthConfig } from './auth.config';
 import { APP_CONFIG } from '../config/config.module';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
@@ -17,7 +17,7 @@ import { ServiceTokenService } from './service-token.service';
     PassportModule,
     JwtModule.registerAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
+      useFactory: (config: AuthConfig) => ({
         secret: config.jwt.secret,
         signOptions: { algorithm: 'HS256' },
         // Expiry is judged by ServiceTokenService against the injectable clock.

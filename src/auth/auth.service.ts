@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import type { AppConfig } from '../config/app-config';
+import type { AuthConfig } from './auth.config';
 import { InjectConfig } from '../config/config.module';
 import type { IdentityProvider } from '../users/user-identity.entity';
 import { UsersRepository } from '../users/users.repository';
@@ -17,7 +17,7 @@ export class AuthService {
   private readonly oidc: Record<OidcProvider, OidcIdTokenVerifier>;
 
   constructor(
-    @InjectConfig() config: AppConfig,
+    @InjectConfig() config: AuthConfig,
     clock: Clock,
     private readonly users: UsersRepository,
     private readonly tokens: ServiceTokenService,

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport-jwt';
 import { AppError } from '../common/errors/app-error';
-import type { AppConfig } from '../config/app-config';
+import type { AuthConfig } from './auth.config';
 import { InjectConfig } from '../config/config.module';
 import { UsersRepository } from '../users/users.repository';
 import { bearerTokenOf } from './bearer-token';
@@ -23,7 +23,7 @@ export interface AuthenticatedUser {
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
-    @InjectConfig() config: AppConfig,
+    @InjectConfig() config: AuthConfig,
     private readonly tokens: ServiceTokenService,
     private readonly users: UsersRepository,
   ) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { Clock } from '../common/clock';
-import type { AppConfig } from '../config/app-config';
+import type { AuthConfig } from './auth.config';
 import { InjectConfig } from '../config/config.module';
 
 /** The largest `users.id`: the column is a PostgreSQL integer (int4). */
@@ -24,7 +24,7 @@ export class ServiceTokenService {
   constructor(
     private readonly jwt: JwtService,
     private readonly clock: Clock,
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: AuthConfig,
   ) {}
 
   issue(userId: number): string {

@@ -1,7 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CorpCodePipe } from '../common/http/path-parameter.pipes';
-import { HttpCache } from '../common/http-cache/http-cache.decorator';
+import { HttpCache } from '../http-cache/http-cache.decorator';
 import { CompaniesService } from './companies.service';
 import { CompanyView } from './company.view';
 import { ApiErrors } from '../common/http/api-errors';

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
-import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { upstreamBusy } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
+import type { DartConfig } from '../upstream/dart/dart.config';
 import { DartError, type DartCompany } from '../upstream/dart/dart.types';
 import { CompanyStore } from './company-store';
 
@@ -23,7 +23,7 @@ export class CompaniesService {
 
   constructor(
     private readonly store: CompanyStore,
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: { dart: DartConfig },
     private readonly clock: Clock,
     private readonly dart: DartClient,
   ) {}
@@ -39,10 +39,10 @@ export class CompaniesService {
       company = await this.dart.company(corpCode, 'companyRead');
     } catch (error) {
       if (stored) {
-        this.logger.warn(`company ${corpCode}: refresh failed, serving the stored copy: ${String(error)}`);
+        this.logger.warn({ err: error }, `company ${corpCode}: refresh failed, serving the stored copy`);
         return stored;
       }
-      this.logger.warn(`company ${corpCode}: fetch failed: ${String(error)}`);
+      this.logger.warn({ err: error }, `company ${corpCode}: fetch failed`);
       if (error instanceof DartError && error.kind === 'budget') throw upstreamBusy(error);
       throw new AppError('UPSTREAM_UNAVAILABLE', 'The disclosure system is unavailable; try again later');
     }

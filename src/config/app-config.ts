@@ -1,90 +1,12 @@
-import { adminConfig, type AdminConfig } from '../admin/admin.config';
-import { adsConfig, type AdMobConfig } from '../ads/ads.config';
-import { analysisConfig, type AnalysisConfig } from '../analysis/analysis.config';
-import { attestationConfig, type AttestationConfig } from '../attestation/attestation.config';
-import { authConfig, type AuthConfig } from '../auth/auth.config';
-import { databaseConfig, type DatabaseConfig } from '../database/database.config';
-import { fleetConfig, type FleetConfig } from '../fleet/fleet.config';
-import { loggingConfig, type LoggingConfig } from '../logging/logging.config';
-import { metricsConfig, type MetricsConfig } from '../metrics/metrics.config';
-import { pushConfig, type PushConfig } from '../push/push.config';
-import { rateLimitConfig, type RateLimitConfig } from '../rate-limit/rate-limit.config';
-import { subscriptionsConfig, type SubscriptionsConfig } from '../subscriptions/subscriptions.config';
-import { dartConfig, type DartConfig } from '../upstream/dart/dart.config';
-import { EnvReader } from './env-reader';
-import { httpConfig, type HttpConfig } from './http.config';
-import { jobsConfig, type JobsConfig } from './jobs.config';
-
-export const APP_ENVS = ['local', 'dev', 'production'] as const;
-export type AppEnv = (typeof APP_ENVS)[number];
-
-/** What every feature's slice may depend on: which kind of deployment this is. */
-export interface ConfigEnvironment {
-  appEnv: AppEnv;
-  production: boolean;
-}
+import type { EnvironmentConfig } from './environment';
 
 /**
- * The whole runtime configuration, read once from the environment at start.
- * Each feature declares and validates its own slice next to its code
- * (`<feature>.config.ts`); this is their composition.
+ * The one configuration object `ConfigModule` provides (`InjectConfig`). config/ knows no
+ * feature: the application completes this interface with every feature's slice
+ * (src/app-config.ts). A feature injects only the slices it reads
+ * (`@InjectConfig() config: PushConfig`), so its dependencies show in its imports;
+ * eslint.config.mjs names the files that still take the whole object.
  */
-export interface AppConfig
-  extends
-    HttpConfig,
-    DatabaseConfig,
-    AuthConfig,
-    AdminConfig,
-    AttestationConfig,
-    PushConfig,
-    RateLimitConfig,
-    LoggingConfig,
-    MetricsConfig {
-  appEnv: AppEnv;
-  dart: DartConfig;
-  ai: AnalysisConfig;
-  jobs: JobsConfig;
-  fleet: FleetConfig;
-  admob: AdMobConfig;
-  subscriptions: SubscriptionsConfig;
-}
-
-/**
- * Validates the environment into an `AppConfig`. Pure: it reads nothing but `env`,
- * so tests build configurations the same way the server does.
- * Throws `ConfigError` naming every bad variable.
- */
-export function loadConfig(env: Record<string, string | undefined>): AppConfig {
-  const read = new EnvReader(env);
-  const config = readConfig(read);
-  read.assertValid();
-  return config;
-}
-
-/**
- * Every feature's slice from one reader, which collects all problems for one report.
- * Does not throw: the caller asks the reader (`assertValid`, `variablesRead`).
- */
-export function readConfig(read: EnvReader): AppConfig {
-  const appEnv = read.oneOf('APP_ENV', APP_ENVS, 'local');
-  const environment: ConfigEnvironment = { appEnv, production: appEnv === 'production' };
-  return {
-    appEnv,
-    ...authConfig(read, environment),
-    ...httpConfig(read),
-    ...adminConfig(read, environment),
-    ...attestationConfig(read, environment),
-    ...databaseConfig(read, environment),
-    dart: dartConfig(read),
-    ai: analysisConfig(read),
-    // The jobs that make a deployment come alive default to on in production.
-    jobs: jobsConfig(read, environment.production),
-    fleet: fleetConfig(read),
-    ...rateLimitConfig(read),
-    ...pushConfig(read),
-    admob: adsConfig(read),
-    subscriptions: subscriptionsConfig(read),
-    ...loggingConfig(read),
-    ...metricsConfig(read, environment),
-  };
-}
+// Completed by declaration merging in src/app-config.ts.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface AppConfig extends EnvironmentConfig {}

@@ -1,8 +1,19 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadConfig } from './app-config';
+import type { AppEnv } from './environment';
 import { ensureLocalSecrets } from './local-secrets';
+
+/** The fields of the configuration ensureLocalSecrets reads, as loadConfig gives them for these variables, and one it does not. */
+function configFor(env: Record<string, string | undefined>) {
+  return {
+    appEnv: (env.APP_ENV ?? 'local') as AppEnv,
+    dataDir: env.DATA_DIR!,
+    jwt: { secret: env.JWT_SECRET, expirationMs: 604_800_000 },
+    adminKey: env.ADMIN_KEY,
+    port: 3000,
+  };
+}
 
 /** A configured admin key, so the JWT cases see only the JWT secret. */
 const ADMIN_KEY = 'a'.repeat(40);
@@ -21,7 +32,7 @@ describe('ensureLocalSecrets', () => {
   it('generates a secret into <dataDir>/jwt-secret with mode 0600 and logs one line', () => {
     // A data directory that does not exist yet is created.
     const dataDir = path.join(tmp, 'data');
-    const config = loadConfig({ DATA_DIR: dataDir, ADMIN_KEY });
+    const config = configFor({ DATA_DIR: dataDir, ADMIN_KEY });
     const log = jest.fn<void, [string]>();
 
     const result = ensureLocalSecrets(config, log);
@@ -42,7 +53,7 @@ describe('ensureLocalSecrets', () => {
   });
 
   it('reuses the stored secret on the next call without logging again', () => {
-    const config = loadConfig({ DATA_DIR: tmp, ADMIN_KEY });
+    const config = configFor({ DATA_DIR: tmp, ADMIN_KEY });
     const first = ensureLocalSecrets(config, () => undefined);
     const log = jest.fn();
 
@@ -54,8 +65,8 @@ describe('ensureLocalSecrets', () => {
 
   it('generates a different secret for a different data directory', () => {
     const other = path.join(tmp, 'other');
-    const a = ensureLocalSecrets(loadConfig({ DATA_DIR: tmp, ADMIN_KEY }), () => undefined);
-    const b = ensureLocalSecrets(loadConfig({ DATA_DIR: other, ADMIN_KEY }), () => undefined);
+    const a = ensureLocalSecrets(configFor({ DATA_DIR: tmp, ADMIN_KEY }), () => undefined);
+    const b = ensureLocalSecrets(configFor({ DATA_DIR: other, ADMIN_KEY }), () => undefined);
     expect(a.jwt.secret).not.toBe(b.jwt.secret);
   });
 
@@ -63,7 +74,7 @@ describe('ensureLocalSecrets', () => {
     fs.writeFileSync(path.join(tmp, 'jwt-secret'), 'short\n');
     const log = jest.fn();
 
-    const result = ensureLocalSecrets(loadConfig({ DATA_DIR: tmp, ADMIN_KEY }), log);
+    const result = ensureLocalSecrets(configFor({ DATA_DIR: tmp, ADMIN_KEY }), log);
 
     expect(result.jwt.secret!.length).toBeGreaterThanOrEqual(32);
     expect(fs.readFileSync(path.join(tmp, 'jwt-secret'), 'utf8').trim()).toBe(result.jwt.secret);
@@ -72,7 +83,7 @@ describe('ensureLocalSecrets', () => {
 
   it('leaves a configured secret untouched and writes nothing', () => {
     const secret = 's'.repeat(40);
-    const config = loadConfig({ DATA_DIR: tmp, JWT_SECRET: secret, ADMIN_KEY });
+    const config = configFor({ DATA_DIR: tmp, JWT_SECRET: secret, ADMIN_KEY });
     const log = jest.fn();
 
     const result = ensureLocalSecrets(config, log);
@@ -88,7 +99,7 @@ describe('ensureLocalSecrets', () => {
 
     it('is generated in local into <dataDir>/admin-key with mode 0600, named by file in the log, never by value, and kept across starts', () => {
       const log = jest.fn<void, [string]>();
-      const first = ensureLocalSecrets(loadConfig({ DATA_DIR: tmp, JWT_SECRET }), log);
+      const first = ensureLocalSecrets(configFor({ DATA_DIR: tmp, JWT_SECRET }), log);
 
       const file = path.join(tmp, 'admin-key');
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
@@ -99,7 +110,7 @@ describe('ensureLocalSecrets', () => {
       expect(log.mock.calls[0][0]).not.toContain(first.adminKey!);
 
       const again = jest.fn();
-      expect(ensureLocalSecrets(loadConfig({ DATA_DIR: tmp, JWT_SECRET }), again).adminKey).toBe(first.adminKey);
+      expect(ensureLocalSecrets(configFor({ DATA_DIR: tmp, JWT_SECRET }), again).adminKey).toBe(first.adminKey);
       expect(again).not.toHaveBeenCalled();
     });
 
@@ -108,14 +119,14 @@ describe('ensureLocalSecrets', () => {
         { APP_ENV: 'dev', DATA_DIR: tmp, JWT_SECRET },
         { APP_ENV: 'production', DATA_DIR: tmp, JWT_SECRET, DATABASE_URL: 'postgres://db/briefing' },
       ]) {
-        const config = loadConfig(env);
+        const config = configFor(env);
         expect(ensureLocalSecrets(config, () => undefined).adminKey).toBeUndefined();
       }
       expect(fs.existsSync(path.join(tmp, 'admin-key'))).toBe(false);
     });
 
     it('leaves a configured admin key as it is', () => {
-      const config = loadConfig({ DATA_DIR: tmp, JWT_SECRET, ADMIN_KEY });
+      const config = configFor({ DATA_DIR: tmp, JWT_SECRET, ADMIN_KEY });
       expect(ensureLocalSecrets(config, () => undefined)).toBe(config);
       expect(fs.existsSync(path.join(tmp, 'admin-key'))).toBe(false);
     });

@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AppConfig } from './app-config';
+import type { EnvironmentConfig } from './environment';
+
+/** The fields of the configuration these secrets fill (AuthConfig's `jwt`, AdminConfig, DatabaseConfig's `dataDir`). */
+export interface LocalSecretsConfig extends EnvironmentConfig {
+  dataDir: string;
+  jwt: { secret?: string };
+  adminKey?: string;
+}
 
 /**
  * Outside production a missing secret is generated once and kept in DATA_DIR, so
@@ -11,7 +18,7 @@ import type { AppConfig } from './app-config';
  *   production an unset ADMIN_KEY keeps the admin API off).
  * The log names the file, never the secret.
  */
-export function ensureLocalSecrets(config: AppConfig, log: (line: string) => void): AppConfig {
+export function ensureLocalSecrets<C extends LocalSecretsConfig>(config: C, log: (line: string) => void): C {
   let result = config;
   if (!result.jwt.secret) {
     const secret = storedSecret(result.dataDir, 'jwt-secret', (file) =>

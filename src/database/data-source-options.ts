@@ -1,6 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
-import { ENTITIES } from './entities';
 import { PostgresClient } from './postgres-client';
 
 /**
@@ -25,7 +24,8 @@ function baseOptions(databaseUrl: string, extra: Record<string, unknown>): DataS
   return {
     type: 'postgres',
     url: databaseUrl,
-    entities: ENTITIES,
+    // No entities here: each feature module registers its own (TypeOrmModule.forFeature) and the
+    // server's data source loads them (autoLoadEntities, database.module.ts); migrations need none.
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     migrationsRun: false,

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { ConfigEnvironment } from '../config/app-config';
+import type { ConfigEnvironment } from '../config/environment';
 import type { EnvReader } from '../config/env-reader';
 
 export interface DatabaseConfig {

@@ -2,8 +2,8 @@ import { Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
-import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import type { DatabaseConfig } from './database.config';
 import { isDatabaseUnavailable } from './database-errors';
 import { buildDataSourceOptions, buildMigrationDataSourceOptions } from './data-source-options';
 import { runMigrationsLocked } from './migrate';
@@ -19,10 +19,12 @@ const CONNECT_RETRY_DELAY_MS = 2_000;
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => {
+      useFactory: (config: DatabaseConfig) => {
         if (!config.databaseUrl) throw new Error('databaseUrl must be resolved before the application module starts');
         return {
           ...buildDataSourceOptions(config.databaseUrl),
+          // The entities the feature modules register with TypeOrmModule.forFeature.
+          autoLoadEntities: true,
           retryAttempts: CONNECT_ATTEMPTS,
           retryDelay: CONNECT_RETRY_DELAY_MS,
           toRetry: isDatabaseUnavailable,

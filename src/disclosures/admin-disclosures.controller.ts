@@ -56,14 +56,14 @@ export class AdminDisclosuresController {
     } catch (error) {
       if (error instanceof DartError && error.kind === 'budget') throw upstreamBusy(error);
       const status = error instanceof DartError ? error.status : 'error';
-      this.logger.error(`admin fetch: disclosure system call failed (${status}): ${String(error)}`);
+      this.logger.error({ err: error }, `admin fetch: disclosure system call failed (${status})`);
       throw new AppError('UPSTREAM_FAILED', `The disclosure system call failed (${status})`);
     }
     let saved;
     try {
       saved = await this.ingest.saveNew(page.items, 'fetch');
     } catch (error) {
-      this.logger.error(`admin fetch: saving failed: ${String(error)}`);
+      this.logger.error({ err: error }, 'admin fetch: saving failed');
       throw new AppError('UPSTREAM_FAILED', 'Saving the fetched filings failed');
     }
     return { fetched: page.items.length, saved: saved.length, disclosures: page.items.map(filingToView) };

@@ -1,33 +1,41 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AnalysisQueue } from '../analysis/analysis-queue';
 import { Clock } from '../common/clock';
 import { kstDate } from '../common/korea-time';
-import { PushOutbox } from '../push/push-outbox';
 import type { DartFiling } from '../upstream/dart/dart.types';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent, type DisclosureSource } from './disclosure-events';
 import { DisclosureStore } from './disclosure-store';
 import { derivedDisclosureFields, type DisclosureView } from './disclosure.view';
+import { NewFilingsStep, type NewFilingsStepHandler } from './new-filings-step';
 
 /**
- * Stores filings that are new, each with a PENDING analysis (AnalysisQueue) and, for
- * news, a push announcement (PushOutbox) in the same transaction, and announces each
- * new one after the commit. Existing filings are never touched.
+ * Stores filings that are new and, in the same transaction, runs the steps of the features
+ * above (`@NewFilingsStep()`: a PENDING analysis for each, AnalysisQueue; a push announcement
+ * for news, PushOutbox), then announces each new one after the commit. Existing filings are
+ * never touched.
  */
 @Injectable()
-export class DisclosureIngestService {
+export class DisclosureIngestService implements OnModuleInit {
   private readonly logger = new Logger(DisclosureIngestService.name);
+  private steps: NewFilingsStepHandler[] = [];
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
     private readonly disclosures: DisclosureStore,
-    private readonly analyses: AnalysisQueue,
-    private readonly outbox: PushOutbox,
+    private readonly discovery: DiscoveryService,
   ) {}
+
+  /** Every provider is built before the first module's init hook: the steps are all there. */
+  onModuleInit(): void {
+    this.steps = this.discovery
+      .getProviders({ metadataKey: NewFilingsStep.KEY })
+      .map((wrapper) => wrapper.instance as NewFilingsStepHandler);
+  }
 
   /** Returns the filings that were new, in the order given. */
   async saveNew(filings: DartFiling[], source: DisclosureSource): Promise<DartFiling[]> {
@@ -41,15 +49,11 @@ export class DisclosureIngestService {
     const inserted = await this.dataSource.transaction(async (manager) => {
       const stored = await this.disclosures.insertNew(manager, usable);
       if (stored.length > 0) {
-        await this.analyses.enqueue(manager, stored);
-        // The push outbox is written with the filing, so no announcement is lost to a crash.
         const today = kstDate(this.clock.now());
         const news = usable
           .filter((filing) => stored.includes(filing.rcept_no) && isNews(source, filing.rcept_dt, today))
           .map((filing) => filing.rcept_no);
-        await this.outbox.add(manager, news);
-        // Their pushes wait for the one-liner: analysed ahead of everything else.
-        await this.analyses.prioritiseWatched(manager, news);
+        for (const step of this.steps) await step.onFilingsStored(manager, { stored, news });
       }
       return new Set(stored);
     });

@@ -2,10 +2,10 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppError } from '../common/errors/app-error';
 import { RceptNoPipe } from '../common/http/path-parameter.pipes';
-import { HttpCache } from '../common/http-cache/http-cache.decorator';
+import { HttpCache } from '../http-cache/http-cache.decorator';
 import { DisclosureView } from './disclosure.view';
 import { DisclosuresService } from './disclosures.service';
-import { clamp, FEED_LIMITS, LimitQuery, ListDisclosuresQuery } from './dto/list-disclosures.dto';
+import { ListDisclosuresQuery, RecentDisclosuresQuery } from './dto/list-disclosures.dto';
 import { ApiErrors } from '../common/http/api-errors';
 
 @ApiTags('disclosures')
@@ -18,8 +18,8 @@ export class DisclosuresController {
   @ApiOperation({ summary: 'The newest filings (limit default 10, at most 50)' })
   @ApiOkResponse({ type: [DisclosureView] })
   @ApiErrors({ VALIDATION_FAILED: 'limit is not an integer' })
-  recent(@Query() query: LimitQuery): Promise<DisclosureView[]> {
-    return this.disclosures.recent(clamp(query.limit, FEED_LIMITS.recent.fallback, 1, FEED_LIMITS.recent.max));
+  recent(@Query() query: RecentDisclosuresQuery): Promise<DisclosureView[]> {
+    return this.disclosures.recent(query.limit);
   }
 
   @Get(':rceptNo')
@@ -52,13 +52,12 @@ export class DisclosuresController {
     if (!withSummary && !hasRange && query.corpCode === undefined) {
       throw new AppError('VALIDATION_FAILED', 'Give corpCode, beginDate and endDate, or hasSummary=true');
     }
-    const limits = withSummary ? FEED_LIMITS.summarised : FEED_LIMITS.filtered;
     return this.disclosures.list({
       corpCode: query.corpCode,
       beginDate: query.beginDate,
       endDate: query.endDate,
       withSummary,
-      limit: clamp(query.limit, limits.fallback, 1, limits.max),
+      limit: query.limit,
     });
   }
 }

@@ -2,10 +2,9 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { AppError } from '../common/errors/app-error';
-import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../database/database-errors';
-import { missingRequiredSettings } from './required-settings';
+import { missingRequiredSettings, type RequiredSettingsConfig } from './required-settings';
 import { ApiErrors, ApiWithoutDatabase } from '../common/http/api-errors';
 
 @ApiTags('health')
@@ -16,7 +15,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
-    @InjectConfig() config: AppConfig,
+    @InjectConfig() config: RequiredSettingsConfig,
   ) {
     this.missingSettings = missingRequiredSettings(config);
   }

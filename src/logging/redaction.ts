@@ -1,5 +1,3 @@
-import type { AppConfig } from '../config/app-config';
-
 /**
  * The one redaction every log line passes through (see `createRootLogger`): URLs,
  * headers, error messages and stacks alike. It removes
@@ -63,7 +61,7 @@ export class Redactor {
  * (inline service-account JSON included, with its private key), and the password
  * of the database URL.
  */
-export function secretsOf(config: Partial<AppConfig>): string[] {
+export function secretsOf(config: object): string[] {
   const found: string[] = [];
   const visit = (value: unknown, field: string): void => {
     if (typeof value === 'string') {
@@ -73,7 +71,7 @@ export function secretsOf(config: Partial<AppConfig>): string[] {
     }
   };
   visit(config, '');
-  if (config.databaseUrl) {
+  if ('databaseUrl' in config && typeof config.databaseUrl === 'string') {
     const password = safeUrl(config.databaseUrl)?.password;
     if (password) found.push(password, decodeURIComponent(password));
   }

@@ -1,5 +1,4 @@
 import { Writable } from 'node:stream';
-import { loadConfig } from '../config/app-config';
 import { createRootLogger, protectSecrets } from './root-logger';
 
 function capture(): { stream: Writable; text: () => string } {
@@ -17,7 +16,7 @@ describe('createRootLogger', () => {
   it('redacts every line on its way out: messages, fields, errors and child loggers', () => {
     const out = capture();
     const logger = createRootLogger({ appEnv: 'dev', logLevel: 'debug', adminKey: 'admin-key-from-the-start' }, out.stream);
-    protectSecrets(logger, loadConfig({ JWT_SECRET: 'a-jwt-secret-generated-after-the-logger-started' }));
+    protectSecrets(logger, { jwt: { secret: 'a-jwt-secret-generated-after-the-logger-started' } });
 
     logger.info('admin-key-from-the-start leaked');
     logger.child({ context: 'Errors' }).error({ url: '/internal/x?token=pubsub' }, 'failed');

@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { AppConfig } from '../config/app-config';
+import type { EnvironmentConfig } from '../config/environment';
+import type { LoggingConfig } from './logging.config';
 import { Redactor, secretsOf } from './redaction';
 
 const redactors = new WeakMap<Logger, Redactor>();
@@ -11,10 +12,7 @@ const redactors = new WeakMap<Logger, Redactor>();
  * which knows the secrets of `config`; `protectSecrets` adds those resolved later.
  * `destination` replaces stdout (tests capture the log with it).
  */
-export function createRootLogger(
-  config: Pick<AppConfig, 'appEnv' | 'logLevel'> & Partial<AppConfig>,
-  destination?: DestinationStream,
-): Logger {
+export function createRootLogger<C extends EnvironmentConfig & LoggingConfig>(config: C, destination?: DestinationStream): Logger {
   const redactor = new Redactor();
   redactor.addSecrets(secretsOf(config));
   const readable = config.appEnv === 'local' && config.logLevel !== 'silent' && destination === undefined && prettyPrinterInstalled();
@@ -49,6 +47,6 @@ function prettyPrinterInstalled(): boolean {
  * after the logger starts) with the redaction of a root logger. A logger not made
  * by `createRootLogger` (a test's own) is left as it is.
  */
-export function protectSecrets(logger: Logger, config: AppConfig): void {
+export function protectSecrets(logger: Logger, config: object): void {
   redactors.get(logger)?.addSecrets(secretsOf(config));
 }

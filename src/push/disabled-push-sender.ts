@@ -7,7 +7,7 @@ export class DisabledPushSender extends PushSender implements OnModuleInit {
   private readonly logger = new Logger('Push');
 
   onModuleInit(): void {
-    // Debug: the start summary says it at info (src/config/startup-summary.ts).
+    // Debug: the start summary says it at info (src/startup-summary.ts).
     this.logger.debug('FIREBASE_SERVICE_ACCOUNT is not set: new-filing push notifications are off');
   }
 

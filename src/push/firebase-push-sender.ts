@@ -148,7 +148,7 @@ export class FirebasePushSender extends PushSender implements OnModuleInit, OnAp
       // An HTTP/2 session error still carries what happened to each message.
       const pending = (error as { pendingBatchResponse?: Promise<BatchResponse> }).pendingBatchResponse;
       answer = pending ? await pending.catch(() => undefined) : undefined;
-      this.logger.warn(`sendEach of ${batch.length} messages failed as a whole: ${String(error)}`);
+      this.logger.warn({ err: error }, `sendEach of ${batch.length} messages failed as a whole`);
     }
     return batch.map((_, i) => {
       const response = answer?.responses[i];

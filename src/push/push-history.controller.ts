@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagg
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { ApiErrors } from '../common/http/api-errors';
-import { clamp, ReceiptCursorQuery } from '../disclosures/dto/list-disclosures.dto';
+import { ReceiptCursorQuery } from '../common/paging/paging';
 import { type PushHistoryEntry, PushDeliveryQueue } from './push-delivery-queue';
 
 class PushHistoryEntryView implements PushHistoryEntry {
@@ -51,6 +51,6 @@ export class PushHistoryController {
   @ApiOkResponse({ type: [PushHistoryEntryView] })
   @ApiErrors({ VALIDATION_FAILED: 'limit is not an integer, or before is not 14 digits' })
   history(@CurrentUser() user: AuthenticatedUser, @Query() query: ReceiptCursorQuery): Promise<PushHistoryEntry[]> {
-    return this.deliveries.history(user.userId, clamp(query.limit, 20, 1, 50), query.before);
+    return this.deliveries.history(user.userId, query.limit, query.before);
   }
 }

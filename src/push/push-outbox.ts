@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { NewFilingsStep, type NewFilingsStepHandler, type StoredFilings } from '../disclosures/new-filings-step';
 
 /** A pending fan-out taken for expansion: the company whose watchers it goes to, and what their filters look at. */
 export interface TakenFanout {
@@ -19,8 +20,14 @@ export interface TakenFanout {
  * one, a few thousand watchers per transaction, each step recorded in the transaction
  * that creates its deliveries, and marks it EXPANDED with the last.
  */
+@NewFilingsStep()
 @Injectable()
-export class PushOutbox {
+export class PushOutbox implements NewFilingsStepHandler {
+  /** The ingest's step: the news among the new filings is queued for announcement, with the filings, so none is lost to a crash. */
+  async onFilingsStored(manager: EntityManager, { news }: StoredFilings): Promise<void> {
+    await this.add(manager, news);
+  }
+
   /** Queues the filings for announcement; a filing already queued is left as it is. */
   async add(manager: EntityManager, rceptNos: string[]): Promise<void> {
     if (rceptNos.length === 0) return;

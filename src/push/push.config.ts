@@ -1,9 +1,7 @@
 import { DAY_MS, type EnvReader } from '../config/env-reader';
 
-/** New-filing push: the Firebase account and how the dispatcher sends and retries. */
+/** New-filing push: how the dispatcher sends and retries (the Firebase account is `FirebaseConfig`, attestation/firebase.config.ts). */
 export interface PushConfig {
-  /** Service-account JSON or a path to it; push is on when it is set (App Check verifies tokens with it too). */
-  firebaseServiceAccount?: string;
   push: {
     /** sendEach batches (of up to 500 messages) in flight at once on each instance. */
     concurrency: number;
@@ -21,7 +19,6 @@ export interface PushConfig {
 
 export function pushConfig(read: EnvReader): PushConfig {
   return {
-    firebaseServiceAccount: read.optionalString('FIREBASE_SERVICE_ACCOUNT'),
     push: {
       concurrency: read.integer('PUSH_CONCURRENCY', 4, { min: 1, max: 32 }),
       maxAttempts: read.integer('PUSH_MAX_ATTEMPTS', 5, { min: 1, max: 20 }),

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
-import { getDataSourceToken } from '@nestjs/typeorm';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import type { AppConfig } from '../config/app-config';
+import type { FirebaseConfig } from '../attestation/firebase.config';
 import { APP_CONFIG } from '../config/config.module';
+import type { EnvironmentConfig } from '../config/environment';
 import { PushTokensModule } from '../push-tokens/push-tokens.module';
 import { DisabledPushSender } from './disabled-push-sender';
 import { FirebasePushSender } from './firebase-push-sender';
@@ -16,6 +17,10 @@ import { PushPreferencesController } from './push-preferences.controller';
 import { PushSender } from './push-sender';
 import { RecordedPushMessagesController } from './recorded-push-messages.controller';
 import { RecordingPushSender } from './recording-push-sender';
+import { PushDeliveryEntity } from './push-delivery.entity';
+import { PushFanoutEntity } from './push-fanout.entity';
+import { PushPreferenceEntity } from './push-preference.entity';
+import { RecordedPushMessageEntity } from './recorded-push-message.entity';
 
 /**
  * New-filing push: the outbox worker and the sender behind it. Firebase when
@@ -23,13 +28,16 @@ import { RecordingPushSender } from './recording-push-sender';
  * (to be seen through the admin API) and off in production.
  */
 @Module({
-  imports: [PushTokensModule],
+  imports: [
+    TypeOrmModule.forFeature([PushDeliveryEntity, PushFanoutEntity, PushPreferenceEntity, RecordedPushMessageEntity]),
+    PushTokensModule,
+  ],
   controllers: [RecordedPushMessagesController, PushHistoryController, PushPreferencesController],
   providers: [
     {
       provide: PushSender,
       inject: [APP_CONFIG, Clock, getDataSourceToken()],
-      useFactory: (config: AppConfig, clock: Clock, dataSource: DataSource): PushSender => {
+      useFactory: (config: EnvironmentConfig & FirebaseConfig, clock: Clock, dataSource: DataSource): PushSender => {
         if (config.firebaseServiceAccount !== undefined) return new FirebasePushSender(config.firebaseServiceAccount, clock);
         return config.appEnv === 'production' ? new DisabledPushSender() : new RecordingPushSender(dataSource, clock);
       },

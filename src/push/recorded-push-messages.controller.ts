@@ -2,7 +2,8 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { AdminOnlyOutsideProduction } from '../admin/outside-production.guard';
 import { AppError } from '../common/errors/app-error';
-import { clamp, LimitQuery } from '../disclosures/dto/list-disclosures.dto';
+import { ApiErrors } from '../common/http/api-errors';
+import { type LimitRange, PagingLimit } from '../common/paging/paging';
 import { PushSender } from './push-sender';
 import { type RecordedPushMessage, RecordingPushSender } from './recording-push-sender';
 
@@ -29,6 +30,14 @@ class RecordedPushMessageView implements RecordedPushMessage {
   recorded_at: string;
 }
 
+/** The newest recorded pushes: 20 by default, at most 200. */
+const RECORDED_MESSAGES_LIMITS: LimitRange = { fallback: 20, max: 200 };
+
+class RecordedPushMessagesQuery {
+  @PagingLimit(RECORDED_MESSAGES_LIMITS)
+  limit: number;
+}
+
 @ApiTags('admin')
 @AdminOnlyOutsideProduction()
 @Controller('api/v1/admin/push')
@@ -41,10 +50,11 @@ export class RecordedPushMessagesController {
     description: 'Newest first; `limit` default 20, at most 200. Not in production (404).',
   })
   @ApiOkResponse({ type: RecordedPushMessageView, isArray: true })
-  async messages(@Query() query: LimitQuery): Promise<RecordedPushMessage[]> {
+  @ApiErrors({ VALIDATION_FAILED: 'limit is not an integer' })
+  async messages(@Query() query: RecordedPushMessagesQuery): Promise<RecordedPushMessage[]> {
     if (!(this.sender instanceof RecordingPushSender)) {
       throw new AppError('NOT_FOUND', 'Pushes go to FCM here (FIREBASE_SERVICE_ACCOUNT is set): none is recorded');
     }
-    return this.sender.newest(clamp(query.limit, 20, 1, 200));
+    return this.sender.newest(query.limit);
   }
 }

@@ -38,7 +38,7 @@ export class RecordingPushSender extends PushSender implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    // Debug: the start summary says it at info (src/config/startup-summary.ts).
+    // Debug: the start summary says it at info (src/startup-summary.ts).
     this.logger.debug('FIREBASE_SERVICE_ACCOUNT is not set: new-filing pushes are RECORDED, not sent (GET /api/v1/admin/push/messages)');
   }
 

@@ -1,10 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { AppConfig } from '../config/app-config';
+import type { EnvironmentConfig } from '../config/environment';
 import { QuotaAdRewardController, QuotaController } from './quota.controller';
 import { QuotaModule } from './quota.module';
 
 /** Whether `POST /api/v1/quota/ad-reward` exists: local and dev only, never production. */
-export function adRewardEndpointEnabled(config: Pick<AppConfig, 'appEnv'>): boolean {
+export function adRewardEndpointEnabled(config: EnvironmentConfig): boolean {
   return config.appEnv === 'local' || config.appEnv === 'dev';
 }
 
@@ -14,7 +14,7 @@ export function adRewardEndpointEnabled(config: Pick<AppConfig, 'appEnv'>): bool
  */
 @Module({})
 export class QuotaHttpModule {
-  static forRoot(config: Pick<AppConfig, 'appEnv'>): DynamicModule {
+  static forRoot(config: EnvironmentConfig): DynamicModule {
     return {
       module: QuotaHttpModule,
       imports: [QuotaModule],

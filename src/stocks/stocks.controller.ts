@@ -1,9 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { HttpCache } from '../common/http-cache/http-cache.decorator';
+import { HttpCache } from '../http-cache/http-cache.decorator';
 import { ApiErrors } from '../common/http/api-errors';
-import { clamp, LimitQuery } from '../disclosures/dto/list-disclosures.dto';
-import { SearchStocksQuery } from './dto/stocks.dto';
+import { ActiveStocksQuery, SearchStocksQuery } from './dto/stocks.dto';
 import { ActiveStockView, StockView } from './stock.view';
 import { StocksService } from './stocks.service';
 
@@ -27,7 +26,7 @@ export class StocksController {
   @ApiOperation({ summary: 'Companies with a summarised filing today (Korea time), newest first; limit 1..20, default 8' })
   @ApiOkResponse({ type: [ActiveStockView] })
   @ApiErrors({ VALIDATION_FAILED: 'limit is not an integer' })
-  active(@Query() query: LimitQuery): Promise<ActiveStockView[]> {
-    return this.stocks.active(clamp(query.limit, 8, 1, 20));
+  active(@Query() query: ActiveStocksQuery): Promise<ActiveStockView[]> {
+    return this.stocks.active(query.limit);
   }
 }

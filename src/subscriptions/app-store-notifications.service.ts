@@ -76,7 +76,7 @@ export class AppStoreNotificationsService {
     } catch (error) {
       if (error instanceof AppStoreInvalidError) throw new AppError('UNAUTHORIZED', 'The signed payload did not verify');
       if (error instanceof AppStoreUnavailableError) {
-        this.logger.warn(`App Store unavailable for a notification: ${error.message}`);
+        this.logger.warn({ err: error }, 'App Store unavailable for a notification');
         throw new AppError('STORE_UNAVAILABLE', 'The App Store could not be reached; deliver again later');
       }
       throw error;

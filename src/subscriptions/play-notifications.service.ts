@@ -3,11 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
-import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { StoreNotifications } from './store-notifications';
 import { GooglePlayClient, type PlaySubscription, playState } from './stores/google-play.client';
 import type { StoreState } from './stores/store-state';
+import type { SubscriptionsConfig } from './subscriptions.config';
 import { SubscriptionsService } from './subscriptions.service';
 
 /** The Pub/Sub push envelope. */
@@ -48,7 +48,7 @@ export class PlayNotificationsService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: { subscriptions: SubscriptionsConfig },
     @Inject(GooglePlayClient) private readonly play: GooglePlayClient,
     private readonly subscriptions: SubscriptionsService,
     private readonly clock: Clock,
@@ -61,7 +61,7 @@ export class PlayNotificationsService {
       message = parseMessage(push);
     } catch (error) {
       if (!(error instanceof PoisonMessage)) throw error;
-      this.logger.warn(`Play notification acknowledged unprocessed (${error.message}); Pub/Sub would redeliver it forever`);
+      this.logger.warn({ err: error }, 'Play notification acknowledged unprocessed; Pub/Sub would redeliver it forever');
       return 'rejected';
     }
     const { messageId, notification, purchaseToken } = message;
@@ -93,7 +93,7 @@ export class PlayNotificationsService {
       return await this.play.getSubscription(purchaseToken);
     } catch (error) {
       // Invalid tokens too: a fresh purchase may not be readable yet, and a retry is cheap.
-      this.logger.warn(`Google Play re-read failed: ${(error as Error).message}`);
+      this.logger.warn({ err: error }, 'Google Play re-read failed');
       throw new AppError('STORE_UNAVAILABLE', 'The store could not be read; redeliver later');
     }
   }

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import type { AppConfig } from '../config/app-config';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import { Metrics } from '../metrics/metrics';
 import { AppStoreNotificationsService } from './app-store-notifications.service';
@@ -10,16 +10,18 @@ import { OperatorTierService } from './operator-tier.service';
 import { PlayNotificationsService } from './play-notifications.service';
 import { StoreNotificationsController } from './store-notifications.controller';
 import { PubSubPushAuth } from './stores/pubsub-push-auth';
+import type { SubscriptionsConfig } from './subscriptions.config';
 import { SubscriptionsController } from './subscriptions.controller';
 import { StoreNotifications } from './store-notifications';
 import { StorePurchases } from './store-purchases';
 import { SubscriptionsService } from './subscriptions.service';
 import { TierTransitions } from './tier-transitions';
 import { UsersModule } from '../users/users.module';
+import { StoreNotificationEntity, StorePurchaseEntity } from './store-purchase.entity';
 
 /** Store purchases and the tier transitions (the downgrade cleanup lives with the watchlist). */
 @Module({
-  imports: [UsersModule],
+  imports: [TypeOrmModule.forFeature([StoreNotificationEntity, StorePurchaseEntity]), UsersModule],
   controllers: [SubscriptionsController, StoreNotificationsController, OperatorTierController],
   providers: [
     TierTransitions,
@@ -32,19 +34,19 @@ import { UsersModule } from '../users/users.module';
     {
       provide: PubSubPushAuth,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => new PubSubPushAuth(config.subscriptions.pubsub),
+      useFactory: (config: { subscriptions: SubscriptionsConfig }) => new PubSubPushAuth(config.subscriptions.pubsub),
     },
     { provide: GOOGLE_PLAY_AUTH, inject: [APP_CONFIG], useFactory: createPlayAuth },
     {
       provide: GooglePlayClient,
       inject: [APP_CONFIG, GOOGLE_PLAY_AUTH, Metrics],
-      useFactory: (config: AppConfig, auth: ReturnType<typeof createPlayAuth>, metrics: Metrics) =>
+      useFactory: (config: { subscriptions: SubscriptionsConfig }, auth: ReturnType<typeof createPlayAuth>, metrics: Metrics) =>
         new GooglePlayClient(config, auth, metrics.upstreamListener('google_play')),
     },
     {
       provide: AppStoreClient,
       inject: [APP_CONFIG, Metrics],
-      useFactory: (config: AppConfig, metrics: Metrics) =>
+      useFactory: (config: { subscriptions: SubscriptionsConfig }, metrics: Metrics) =>
         new AppStoreClient(config.subscriptions.apple, metrics.upstreamListener('app_store')),
     },
   ],

@@ -3,13 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
-import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import type { VerifySubscriptionRequest, VerifySubscriptionResponse } from './dto/subscription.dto';
 import { AppStoreClient, AppStoreInvalidError } from './stores/app-store.client';
 import { GooglePlayClient, PlayPurchaseInvalidError, playState } from './stores/google-play.client';
 import { type LockedPurchase, StorePurchases } from './store-purchases';
 import type { StoreState } from './stores/store-state';
+import type { SubscriptionsConfig } from './subscriptions.config';
 import { type Entitlement, type StorePlatform, TierTransitions } from './tier-transitions';
 
 /**
@@ -33,7 +33,7 @@ export class SubscriptionsService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: { subscriptions: SubscriptionsConfig },
     private readonly clock: Clock,
     private readonly transitions: TierTransitions,
     private readonly purchases: StorePurchases,
@@ -113,7 +113,7 @@ export class SubscriptionsService {
       if (error instanceof PlayPurchaseInvalidError) {
         throw new AppError('SUBSCRIPTION_INVALID', 'The store does not know this purchase');
       }
-      this.logger.warn(`Google Play unavailable during verify: ${(error as Error).message}`);
+      this.logger.warn({ err: error }, 'Google Play unavailable during verify');
       throw new AppError('STORE_UNAVAILABLE', 'The store could not be reached; try again later');
     }
   }
@@ -130,7 +130,7 @@ export class SubscriptionsService {
       if (error instanceof AppStoreInvalidError) {
         throw new AppError('SUBSCRIPTION_INVALID', 'The transaction is not a valid purchase of this app');
       }
-      this.logger.warn(`App Store unavailable during verify: ${(error as Error).message}`);
+      this.logger.warn({ err: error }, 'App Store unavailable during verify');
       throw new AppError('STORE_UNAVAILABLE', 'The store could not be reached; try again later');
     }
   }

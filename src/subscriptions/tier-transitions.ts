@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
-import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { activeTier } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
 import { type PremiumColumns, UsersRepository } from '../users/users.repository';
 import { type PurchaseInForce, StorePurchases } from './store-purchases';
+import type { SubscriptionsConfig } from './subscriptions.config';
 
 export type StorePlatform = 'ios' | 'android';
 
@@ -49,7 +49,7 @@ export class TierTransitions {
     private readonly clock: Clock,
     private readonly users: UsersRepository,
     private readonly purchases: StorePurchases,
-    @InjectConfig() private readonly config: AppConfig,
+    @InjectConfig() private readonly config: { subscriptions: SubscriptionsConfig },
   ) {}
 
   /**

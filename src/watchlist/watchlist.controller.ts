@@ -6,7 +6,7 @@ import { CorpCodePipe } from '../common/http/path-parameter.pipes';
 import { AddWatchRequest, SetNotifyRequest, WatchEntryView, WatchlistCapacityResponse, WatchlistFullErrorBody } from './dto/watchlist.dto';
 import { DisclosureStore } from '../disclosures/disclosure-store';
 import { DisclosureView } from '../disclosures/disclosure.view';
-import { clamp, ReceiptCursorQuery } from '../disclosures/dto/list-disclosures.dto';
+import { ReceiptCursorQuery } from '../common/paging/paging';
 import { AppError } from '../common/errors/app-error';
 import { DowngradeCleanupInterceptor } from './downgrade-cleanup.interceptor';
 import { WatchlistService } from './watchlist.service';
@@ -39,7 +39,7 @@ export class WatchlistController {
   @ApiOkResponse({ type: [DisclosureView] })
   @ApiErrors({ VALIDATION_FAILED: 'limit is not an integer, or before is not the rcept_no of a stored filing' })
   async watchedDisclosures(@CurrentUser() user: AuthenticatedUser, @Query() query: ReceiptCursorQuery): Promise<DisclosureView[]> {
-    const feed = await this.disclosures.watchedFeed(user.userId, clamp(query.limit, 20, 1, 50), query.before);
+    const feed = await this.disclosures.watchedFeed(user.userId, query.limit, query.before);
     if (feed === null) throw new AppError('VALIDATION_FAILED', `before: no filing ${query.before}`);
     return feed;
   }

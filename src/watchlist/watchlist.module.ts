@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { DisclosuresModule } from '../disclosures/disclosures.module';
 import { StocksModule } from '../stocks/stocks.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
@@ -8,10 +9,11 @@ import { DowngradeCleanupService } from './downgrade-cleanup.service';
 import { WatchEntries } from './watch-entries';
 import { WatchlistController } from './watchlist.controller';
 import { WatchlistService } from './watchlist.service';
+import { WatchStockEntity } from './watch-stock.entity';
 
 /** The watchlist routes, the capacity they enforce, and the downgrade cleanup that trims to it. */
 @Module({
-  imports: [SubscriptionsModule, UsersModule, StocksModule, DisclosuresModule],
+  imports: [TypeOrmModule.forFeature([WatchStockEntity]), SubscriptionsModule, UsersModule, StocksModule, DisclosuresModule],
   controllers: [WatchlistController],
   providers: [WatchEntries, WatchlistService, DowngradeCleanupService, DowngradeCleanupInterceptor],
   exports: [WatchlistService],

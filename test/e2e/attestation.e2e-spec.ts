@@ -7,7 +7,7 @@ import { AppCheckVerifier, type AppCheckVerdict } from '../../src/attestation/ap
 import { AttestationModule } from '../../src/attestation/attestation.module';
 import { RequiresAttestation } from '../../src/attestation/requires-attestation.decorator';
 import { AllExceptionsFilter } from '../../src/common/errors/all-exceptions.filter';
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/app-config';
 import { ConfigModule } from '../../src/config/config.module';
 import { startTestApp } from '../support/test-app';
 

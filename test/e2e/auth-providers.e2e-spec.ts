@@ -70,10 +70,9 @@ describe('sign-in as the identity providers really answer', () => {
   const identitiesOf = (userId: number) => t.dataSource.query('SELECT provider, subject FROM user_identities WHERE user_id = $1', [userId]);
   const userCount = async () => Number((await t.dataSource.query('SELECT count(*) AS n FROM users'))[0].n);
   /** What the verifiers warned while serving `answer` (the request log's own line aside). */
-  const warningsOf = (answer: Response) =>
-    log
-      .filter((line) => line.reqId === answer.headers['x-request-id'] && line.level === 40 && line.msg !== 'request completed')
-      .map((line) => line.msg);
+  const warningLinesOf = (answer: Response) =>
+    log.filter((line) => line.reqId === answer.headers['x-request-id'] && line.level === 40 && line.msg !== 'request completed');
+  const warningsOf = (answer: Response) => warningLinesOf(answer).map((line) => line.msg);
   const userInfoHost = () => new URL(userInfo.userinfoUrl).host;
 
   const expectErrorBody = (answer: Response, status: number, code: string) => {
@@ -224,6 +223,12 @@ describe('sign-in as the identity providers really answer', () => {
       expectErrorBody(answer, 503, 'IDENTITY_UNAVAILABLE');
       const host = new URL(away.config.idp1.userinfoUrl).host;
       expect(warningsOf(answer)).toEqual([`${host} user-info is unreachable (ECONNREFUSED): sign-in refused with IDENTITY_UNAVAILABLE`]);
+      // The error that left the provider unanswered is on the line, with its stack and cause.
+      expect(warningLinesOf(answer)[0].err).toMatchObject({
+        type: 'TypeError',
+        message: expect.stringContaining('ECONNREFUSED'),
+        stack: expect.stringContaining('\n    at '),
+      });
     });
 
     it('answers 503 PROVIDER_UNAVAILABLE when the JWKS endpoint refuses the connection', async () => {
@@ -237,6 +242,11 @@ describe('sign-in as the identity providers really answer', () => {
         expect(warningsOf(answer)).toEqual([
           `idp2 key set at ${host} is unreachable (ECONNREFUSED): sign-in refused with PROVIDER_UNAVAILABLE`,
         ]);
+        expect(warningLinesOf(answer)[0].err).toMatchObject({
+          type: 'KeySetUnavailable',
+          message: expect.stringContaining('ECONNREFUSED'),
+          stack: expect.stringContaining('caused by: TypeError: fetch failed'),
+        });
       } finally {
         await apple.close();
       }

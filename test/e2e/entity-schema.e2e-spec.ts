@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { buildMigrationDataSourceOptions } from '../../src/database/data-source-options';
-import { ENTITIES } from '../../src/database/entities';
 import { runMigrationsLocked } from '../../src/database/migrate';
+import { ENTITIES } from '../../src/entities';
+import { startTestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /**
@@ -24,12 +25,24 @@ describe('entities and migrations', () => {
   beforeAll(async () => {
     // A clone of the run's migrated template; running the migrations again proves it is up to date.
     database = await createTestDatabase();
-    dataSource = await new DataSource(buildMigrationDataSourceOptions(database.url)).initialize();
+    dataSource = await new DataSource({ ...buildMigrationDataSourceOptions(database.url), entities: ENTITIES }).initialize();
     await runMigrationsLocked(dataSource);
   });
   afterAll(async () => {
     await dataSource?.destroy();
     await database?.drop();
+  });
+
+  it('are the entities the feature modules register (TypeOrmModule.forFeature), which the server loads', async () => {
+    const t = await startTestApp({ database });
+    try {
+      const registered = t.dataSource.entityMetadatas.map((metadata) => metadata.target);
+      expect(registered.filter((target) => !ENTITIES.some((entity) => entity === target))).toEqual([]);
+      const name = (target: (typeof registered)[number]) => (typeof target === 'string' ? target : target.name);
+      expect(registered.map(name).sort()).toEqual(ENTITIES.map(name).sort());
+    } finally {
+      await t.close();
+    }
   });
 
   it('describe every migrated table with an entity', async () => {
@@ -47,7 +60,11 @@ describe('entities and migrations', () => {
 
   it('render every index and constraint the entities declare as the migrations do', async () => {
     const synchronised = await createTestDatabase({ empty: true });
-    const fromEntities = await new DataSource({ ...buildMigrationDataSourceOptions(synchronised.url), migrations: [] }).initialize();
+    const fromEntities = await new DataSource({
+      ...buildMigrationDataSourceOptions(synchronised.url),
+      entities: ENTITIES,
+      migrations: [],
+    }).initialize();
     try {
       await fromEntities.synchronize();
       const notCompared = new Set(

@@ -6,7 +6,7 @@ import { AppCheckVerifier } from '../../src/attestation/app-check-verifier';
 import { BoundedServiceAccountCredential } from '../../src/attestation/firebase-app';
 import { FirebaseAppCheckVerifier } from '../../src/attestation/firebase-app-check.verifier';
 import { SystemClock } from '../../src/common/clock';
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/app-config';
 import { FirebasePushSender } from '../../src/push/firebase-push-sender';
 import { newFilingMessage } from '../../src/push/new-filing-message';
 import { FakeClock } from '../support/fake-clock';
@@ -106,7 +106,8 @@ describe('outbound calls to a server that accepts the connection and never answe
       // It was the key fetch that hung, and the operators are told.
       expect(silent.accepted()).toBe(accepted + 1);
       expect(warn).toHaveBeenCalledWith(
-        'App Check verification failed: FirebaseTimeoutError: App Check verification did not finish within 1000 ms',
+        { err: expect.objectContaining({ name: 'FirebaseTimeoutError', message: 'App Check verification did not finish within 1000 ms' }) },
+        'App Check verification failed',
       );
     } finally {
       await t.close();

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import request from 'supertest';
-import { HttpCacheService } from '../../src/common/http-cache/http-cache.service';
+import { HttpCacheService } from '../../src/http-cache/http-cache.service';
 import { startUserInfoDouble } from '../support/identity-provider-doubles';
 import type { HttpDouble } from '../support/http-double';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';

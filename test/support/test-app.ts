@@ -7,7 +7,7 @@ import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { ServiceExpressAdapter } from '../../src/common/http/express-adapter';
 import { Clock } from '../../src/common/clock';
-import { type AppConfig, loadConfig } from '../../src/config/app-config';
+import { type AppConfig, loadConfig } from '../../src/app-config';
 import { RATE_LIMIT_RULES, type RateLimitRules } from '../../src/rate-limit/rate-limit.middleware';
 import { FakeClock } from './fake-clock';
 import { createTestDatabase, type TestDatabase } from './test-database';

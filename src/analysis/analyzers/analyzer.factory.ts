@@ -1,5 +1,5 @@
 import { Logger, type LoggerService } from '@nestjs/common';
-import type { AppConfig } from '../../config/app-config';
+import type { AnalysisConfig } from '../analysis.config';
 import { Analyzer } from './analyzer';
 import { AnthropicAnalyzer } from './anthropic.analyzer';
 import { BuiltinAnalyzer } from './builtin.analyzer';
@@ -8,7 +8,7 @@ import { OpenAiAnalyzer } from './openai.analyzer';
 
 /** The analyzer AI_PROVIDER names, announced in one log line (never with its key). */
 export function createAnalyzer(
-  ai: AppConfig['ai'],
+  ai: AnalysisConfig,
   logger: Pick<LoggerService, 'log' | 'warn' | 'debug'> = new Logger('Analyzer'),
   options: Pick<ModelCallOptions, 'onCall'> = {},
 ): Analyzer {
@@ -23,7 +23,7 @@ export function createAnalyzer(
       return new AnthropicAnalyzer(ai.anthropic, options);
     case 'builtin': {
       const analyzer = new BuiltinAnalyzer();
-      // Debug: the start summary already says so at info (src/config/startup-summary.ts).
+      // Debug: the start summary already says so at info (src/startup-summary.ts).
       logger.debug?.(
         `analyzer: builtin (${analyzer.model}): no AI model is used; analyses are extractive summaries of the filing text ` +
           '(set OPENAI_API_KEY or ANTHROPIC_API_KEY for model analyses)',

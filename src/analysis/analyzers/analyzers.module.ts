@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import type { AppConfig } from '../../config/app-config';
+import type { AnalysisConfig } from '../analysis.config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Metrics } from '../../metrics/metrics';
 import { Analyzer } from './analyzer';
@@ -12,7 +12,7 @@ import { createAnalyzer } from './analyzer.factory';
       provide: Analyzer,
       // Optional: modules tested without the metrics still get their analyzer.
       inject: [APP_CONFIG, { token: Metrics, optional: true }],
-      useFactory: (config: AppConfig, metrics?: Metrics) => {
+      useFactory: (config: { ai: AnalysisConfig }, metrics?: Metrics) => {
         const { provider } = config.ai;
         // The builtin analyzer calls no one.
         const onCall = provider === 'builtin' ? undefined : metrics?.upstreamListener(provider);

@@ -1,6 +1,6 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
-import type { AppConfig } from '../../config/app-config';
+import type { AnalysisConfig } from '../analysis.config';
 import { ANALYSIS_RESULT_SCHEMA_NAME, type AnalysisResult, analysisResultJsonSchema, parseAnalysisResult } from './analysis-result.schema';
 import { Analyzer, AnalyzerError, type AnalysisInput, type AnalyzerOutput } from './analyzer';
 import {
@@ -29,7 +29,7 @@ export class AnthropicAnalyzer extends Analyzer {
   private readonly baseUrl: string;
   private readonly onCall: NonNullable<ModelCallOptions['onCall']>;
 
-  constructor(config: AppConfig['ai']['anthropic'], options: ModelCallOptions = {}) {
+  constructor(config: AnalysisConfig['anthropic'], options: ModelCallOptions = {}) {
     super();
     this.model = config.model;
     this.onCall = options.onCall ?? (() => undefined);

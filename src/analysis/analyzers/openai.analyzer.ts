@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import type { AppConfig } from '../../config/app-config';
+import type { AnalysisConfig } from '../analysis.config';
 import {
   ANALYSIS_RESULT_SCHEMA_NAME,
   type AnalysisResult,
@@ -33,7 +33,7 @@ export class OpenAiAnalyzer extends Analyzer {
   private readonly onCall: NonNullable<ModelCallOptions['onCall']>;
 
   constructor(
-    private readonly config: AppConfig['ai']['openai'],
+    private readonly config: AnalysisConfig['openai'],
     options: ModelCallOptions = {},
   ) {
     super();
@@ -42,7 +42,7 @@ export class OpenAiAnalyzer extends Analyzer {
     this.client = new OpenAI({
       baseURL: config.baseUrl,
       apiKey: config.apiKey ?? NO_API_KEY,
-      // Configuration comes from AppConfig only, never from the SDK's own variables.
+      // Configuration comes from AnalysisConfig only, never from the SDK's own variables.
       adminAPIKey: null,
       organization: null,
       project: null,

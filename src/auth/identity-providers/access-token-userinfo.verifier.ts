@@ -78,13 +78,18 @@ export class AccessTokenUserInfoVerifier {
       // Text, not response.json(): that would round a 64-bit id before anyone could see it.
       return { status: response.status, body: await response.text() };
     } catch (error) {
-      throw this.refuse('IDENTITY_UNAVAILABLE', whyNoAnswer(error));
+      throw this.refuse('IDENTITY_UNAVAILABLE', whyNoAnswer(error), error);
     }
   }
 
-  /** One warning per refused sign-in, naming the provider and the reason (never the token). */
-  private refuse(code: 'IDENTITY_REJECTED' | 'IDENTITY_UNAVAILABLE', reason: string): AppError {
-    this.logger.warn(`${this.provider} ${reason}: sign-in refused with ${code}`);
+  /**
+   * One warning per refused sign-in, naming the provider and why (never the token), with the
+   * error that left the provider unanswered when there is one.
+   */
+  private refuse(code: 'IDENTITY_REJECTED' | 'IDENTITY_UNAVAILABLE', why: string, error?: unknown): AppError {
+    const line = `${this.provider} ${why}: sign-in refused with ${code}`;
+    if (error === undefined) this.logger.warn(line);
+    else this.logger.warn({ err: error }, line);
     return code === 'IDENTITY_REJECTED'
       ? new AppError(code, 'The identity provider rejected the access token')
       : new AppError(code, 'The identity provider could not be asked; try again later');

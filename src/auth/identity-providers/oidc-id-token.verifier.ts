@@ -54,13 +54,16 @@ export class OidcIdTokenVerifier {
     } catch (error) {
       // jose raises JWKSInvalid only for a fetched document that is not a key set.
       if (error instanceof KeySetUnavailable || error instanceof errors.JWKSInvalid) {
-        const reason = error instanceof KeySetUnavailable ? error.message : 'answered 200 with no key set';
-        this.logger.warn(`${this.keySource} ${reason}: sign-in refused with PROVIDER_UNAVAILABLE`);
+        // Our own account of the outage (`answered 503`, `is unreachable (ECONNREFUSED)`), and the error with its cause.
+        const why = error instanceof KeySetUnavailable ? error.message : 'answered 200 with no key set';
+        this.logger.warn({ err: error }, `${this.keySource} ${why}: sign-in refused with PROVIDER_UNAVAILABLE`);
         throw new AppError('PROVIDER_UNAVAILABLE', `The ${this.name} signing keys could not be fetched; try again later`);
       }
-      // jose's messages name the check that failed, never the token's content; other messages may quote it.
-      const reason = error instanceof errors.JOSEError ? `${error.code}: ${error.message}` : (error as Error).name;
-      this.logger.warn(`${this.name} identity token did not verify (${reason}): sign-in refused with IDENTITY_REJECTED`);
+      // A token the client got wrong: the check that failed is the whole story, and the error is not logged,
+      // as it carries the token's claims (jose's `payload`). jose's messages name the check, never the
+      // token's content; other messages may quote it, so only their name is kept.
+      const check = error instanceof errors.JOSEError ? `${error.code}: ${error.message}` : (error as Error).name;
+      this.logger.warn(`${this.name} identity token did not verify (${check}): sign-in refused with IDENTITY_REJECTED`);
       throw new AppError('IDENTITY_REJECTED', 'The identity provider token is invalid or expired');
     }
   }
@@ -78,7 +81,7 @@ const fetchKeySet: FetchImplementation = async (url, options) => {
     // Read here, under jose's timeout signal, so a stalled or broken body is an outage too.
     body = await response.text();
   } catch (error) {
-    throw new KeySetUnavailable(whyNoAnswer(error));
+    throw new KeySetUnavailable(whyNoAnswer(error), { cause: error });
   }
   if (response.status !== 200) throw new KeySetUnavailable(`answered ${response.status}`);
   try {

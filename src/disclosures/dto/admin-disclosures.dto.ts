@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { IsNotBefore, IsYmdDate } from '../../common/validation/date-validators';
 import { DisclosureView } from '../disclosure.view';
-import { JobRunStatusView } from '../../job-runs/job-run-status.view';
+import { JobRunStatusView } from '../../jobs/runs/job-run-status.view';
 import { DART_BUDGET_STATUS_EXAMPLE, DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
 
 export class FetchDisclosuresQuery {

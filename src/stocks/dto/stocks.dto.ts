@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { JobRunStatusView } from '../../job-runs/job-run-status.view';
+import { type LimitRange, PagingLimit } from '../../common/paging/paging';
+import { JobRunStatusView } from '../../jobs/runs/job-run-status.view';
 import { DART_BUDGET_STATUS_EXAMPLE, DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
 
 export class SearchStocksQuery {
@@ -9,6 +10,14 @@ export class SearchStocksQuery {
   @IsString()
   @MaxLength(100)
   query?: string;
+}
+
+/** GET /stocks/active: default 8, 1 to 20, clamped (the specification says so of this route). */
+export const ACTIVE_STOCKS_LIMITS: LimitRange = { fallback: 8, max: 20 };
+
+export class ActiveStocksQuery {
+  @PagingLimit(ACTIVE_STOCKS_LIMITS)
+  limit: number;
 }
 
 export class StockSyncQuery {

@@ -11,7 +11,7 @@ import {
   VerificationException,
   VerificationStatus,
 } from '@apple/app-store-server-library';
-import type { AppConfig } from '../../config/app-config';
+import type { SubscriptionsConfig } from '../subscriptions.config';
 import type { StoreEnvironment, StoreState } from './store-state';
 
 /** A signature, chain, bundle or environment check failed, or Apple does not know the transaction. */
@@ -88,7 +88,7 @@ export class AppStoreClient {
   private readonly apis = new Map<StoreEnvironment, AppStoreApi>();
 
   constructor(
-    settings: AppConfig['subscriptions']['apple'],
+    settings: SubscriptionsConfig['apple'],
     /** Told how each App Store Server API call went (the metrics). */
     private readonly onCall: (endpoint: string, result: StoreCallResult) => void = () => undefined,
     /** The bound on each API call; tests shorten it. */
@@ -138,7 +138,7 @@ export class AppStoreClient {
         throw new AppStoreInvalidError(`App Store answered ${status}`);
       }
       this.onCall(SUBSCRIPTION_STATUSES, 'unavailable');
-      throw new AppStoreUnavailableError(`App Store request failed: ${(error as Error).message}`);
+      throw new AppStoreUnavailableError(`App Store request failed: ${(error as Error).message}`, { cause: error });
     }
     this.onCall(SUBSCRIPTION_STATUSES, 'ok');
     const item = (response.data ?? [])
@@ -199,7 +199,7 @@ export class AppStoreClient {
 function verificationError(error: unknown): unknown {
   if (!(error instanceof VerificationException)) return error;
   if (error.status === VerificationStatus.RETRYABLE_VERIFICATION_FAILURE) {
-    return new AppStoreUnavailableError(`certificate revocation check failed: ${error.cause?.message ?? 'no answer'}`);
+    return new AppStoreUnavailableError(`certificate revocation check failed: ${error.cause?.message ?? 'no answer'}`, { cause: error });
   }
   return new AppStoreInvalidError(`verification failed: ${VerificationStatus[error.status] ?? error.status}`);
 }

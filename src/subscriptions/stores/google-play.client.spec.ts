@@ -1,5 +1,6 @@
 import { OAuth2Client } from 'google-auth-library';
-import { loadConfig } from '../../config/app-config';
+import { EnvReader } from '../../config/env-reader';
+import { subscriptionsConfig } from '../subscriptions.config';
 import { type HttpDouble, sendJson, startHttpDouble } from '../../../test/support/http-double';
 import { startSilentServer } from '../../../test/support/silent-server';
 import {
@@ -9,6 +10,11 @@ import {
   playSubscriptionServes,
   PlayUnavailableError,
 } from './google-play.client';
+
+/** The subscriptions slice for these variables, as the application reads it. */
+function configFor(env: Record<string, string>) {
+  return { subscriptions: subscriptionsConfig(new EnvReader(env)) };
+}
 
 const NOW = new Date('2026-11-18T03:00:00.000Z');
 const later = new Date(NOW.getTime() + 1);
@@ -59,7 +65,7 @@ describe('GooglePlayClient calls', () => {
     );
     const auth = new OAuth2Client();
     auth.setCredentials({ access_token: 'play-access-token', expiry_date: Date.now() + 3_600_000 });
-    const config = loadConfig({ GOOGLE_PLAY_PACKAGE_NAME: 'com.example.briefing', GOOGLE_PLAY_API_BASE_URL: `${play.url}/` });
+    const config = configFor({ GOOGLE_PLAY_PACKAGE_NAME: 'com.example.briefing', GOOGLE_PLAY_API_BASE_URL: `${play.url}/` });
     client = new GooglePlayClient(config, auth, (endpoint, result) => calls.push(`${endpoint} ${result}`));
   });
   afterAll(() => play?.close());
@@ -84,7 +90,7 @@ describe('GooglePlayClient timeout', () => {
     try {
       const auth = new OAuth2Client();
       auth.setCredentials({ access_token: 'play-access-token', expiry_date: Date.now() + 3_600_000 });
-      const config = loadConfig({ GOOGLE_PLAY_PACKAGE_NAME: 'com.example.briefing', GOOGLE_PLAY_API_BASE_URL: `${silent.url}/` });
+      const config = configFor({ GOOGLE_PLAY_PACKAGE_NAME: 'com.example.briefing', GOOGLE_PLAY_API_BASE_URL: `${silent.url}/` });
       const calls: string[] = [];
       const client = new GooglePlayClient(config, auth, (endpoint, result) => calls.push(`${endpoint} ${result}`), 300);
 

@@ -1,7 +1,7 @@
 import { androidpublisher, type androidpublisher_v3 } from '@googleapis/androidpublisher';
 import { GoogleAuth, type OAuth2Client } from 'google-auth-library';
 import { readFirebaseServiceAccount } from '../../attestation/firebase-service-account';
-import type { AppConfig } from '../../config/app-config';
+import type { SubscriptionsConfig } from '../subscriptions.config';
 import type { StoreCallResult } from './app-store.client';
 import type { StoreState } from './store-state';
 
@@ -33,7 +33,7 @@ const API_TIMEOUT_MS = 10_000;
 const SUBSCRIPTIONS_GET = 'purchases.subscriptionsv2.get';
 
 /** The auth client of GOOGLE_PLAY_SERVICE_ACCOUNT, or null while Android verification is off. */
-export function createPlayAuth(config: AppConfig): GoogleAuth | OAuth2Client | null {
+export function createPlayAuth(config: { subscriptions: SubscriptionsConfig }): GoogleAuth | OAuth2Client | null {
   const { serviceAccount } = config.subscriptions.googlePlay;
   if (!serviceAccount) return null;
   let account: { client_email: string; private_key: string };
@@ -57,7 +57,7 @@ export class GooglePlayClient {
   private readonly packageName: string | undefined;
 
   constructor(
-    config: AppConfig,
+    config: { subscriptions: SubscriptionsConfig },
     auth: GoogleAuth | OAuth2Client | null,
     /** Told how each Play Developer API call went (the metrics). */
     private readonly onCall: (endpoint: string, result: StoreCallResult) => void = () => undefined,
@@ -98,7 +98,9 @@ export class GooglePlayClient {
         throw new PlayPurchaseInvalidError(`Play answered ${status}`);
       }
       this.onCall(SUBSCRIPTIONS_GET, 'unavailable');
-      throw new PlayUnavailableError(`Play request failed${status ? ` with ${status}` : `: ${(error as Error).message}`}`);
+      throw new PlayUnavailableError(`Play request failed${status ? ` with ${status}` : `: ${(error as Error).message}`}`, {
+        cause: error,
+      });
     }
     this.onCall(SUBSCRIPTIONS_GET, 'ok');
     const latest = (data.lineItems ?? [])

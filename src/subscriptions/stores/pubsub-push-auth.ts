@@ -1,7 +1,7 @@
 import { OAuth2Client } from 'google-auth-library';
 import { bearerTokenOf } from '../../auth/bearer-token';
 import { secretsEqual } from '../../common/secrets-equal';
-import type { AppConfig } from '../../config/app-config';
+import type { SubscriptionsConfig } from '../subscriptions.config';
 
 /** Why a push was refused: no way to authenticate configured, bad credentials, or Google's keys unreachable. */
 export type PushAuthFailure = 'not-configured' | 'rejected' | 'unavailable';
@@ -17,7 +17,7 @@ const CERTS_TIMEOUT_MS = 10_000;
 export class PubSubPushAuth {
   private readonly oidc: OAuth2Client;
 
-  constructor(private readonly settings: AppConfig['subscriptions']['pubsub']) {
+  constructor(private readonly settings: SubscriptionsConfig['pubsub']) {
     this.oidc = new OAuth2Client({
       endpoints: { oauth2FederatedSignonPemCertsUrl: settings.certsUrl },
       // Node's own fetch: gaxios would otherwise import() node-fetch (an ES module).

@@ -9,13 +9,13 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { backoffMs } from '../../common/backoff';
 import { type Clock, SystemClock } from '../../common/clock';
 import { startOfNextKstDay } from '../../common/korea-time';
-import type { AppConfig } from '../../config/app-config';
 import { parseResultXml, readCorpCodeZip } from './corp-code-parser';
 import { type CorpCodeEntry, type DartCompany, DartError, type DartFiling, type DartListPage, type DartListQuery } from './dart.types';
 import { type DartBudget, type DartBudgetStatus, type DartPriority, LocalDartBudget } from './dart-budget';
+import type { DartConfig } from './dart.config';
 
 export type DartClientConfig = Pick<
-  AppConfig['dart'],
+  DartConfig,
   'baseUrl' | 'apiKey' | 'requestsPerMinute' | 'requestsPerDay' | 'timeoutMs' | 'maxAttempts' | 'retryBaseMs'
 >;
 

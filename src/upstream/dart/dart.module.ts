@@ -1,12 +1,14 @@
 import { Inject, Module, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock, SystemClock } from '../../common/clock';
-import type { AppConfig } from '../../config/app-config';
+import type { DartConfig } from './dart.config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Metrics } from '../../metrics/metrics';
 import { type DartBudget, LocalDartBudget } from './dart-budget';
 import { DartClient } from './dart-client';
 import { PostgresDartBudget } from './postgres-dart-budget';
+import { DartBudgetDayEntity, DartRequestStartEntity } from './dart-budget.entities';
 
 /**
  * The Clock that times the per-minute budget and the retries (its monotonic time and sleep): the
@@ -21,11 +23,12 @@ export const DART_BUDGET = Symbol('DART_BUDGET');
  * with DART_BUDGET_STORE=postgres (the default) that budget is shared by every instance too.
  */
 @Module({
+  imports: [TypeOrmModule.forFeature([DartBudgetDayEntity, DartRequestStartEntity])],
   providers: [
     { provide: DART_BUDGET_TIME, useClass: SystemClock },
     {
       provide: DART_BUDGET,
-      useFactory: (config: AppConfig, clock: Clock, time: Clock, dataSource?: DataSource): DartBudget => {
+      useFactory: (config: { dart: DartConfig }, clock: Clock, time: Clock, dataSource?: DataSource): DartBudget => {
         const limits = { requestsPerMinute: config.dart.requestsPerMinute, requestsPerDay: config.dart.requestsPerDay };
         const wallClock = () => clock.now();
         if (config.dart.budgetStore === 'memory') return new LocalDartBudget(limits, wallClock, time);
@@ -39,7 +42,7 @@ export const DART_BUDGET = Symbol('DART_BUDGET');
     },
     {
       provide: DartClient,
-      useFactory: (config: AppConfig, clock: Clock, time: Clock, budget: DartBudget, metrics: Metrics) => {
+      useFactory: (config: { dart: DartConfig }, clock: Clock, time: Clock, budget: DartBudget, metrics: Metrics) => {
         metrics.sources.dartBudget = () => {
           const status = budget.status();
           return {

@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { FakeClock } from '../../../test/support/fake-clock';
-import { AppError } from '../errors/app-error';
+import { FakeClock } from '../../test/support/fake-clock';
+import { AppError } from '../common/errors/app-error';
 import { HttpCache } from './http-cache.decorator';
 import { type HttpCacheEntry, HttpCacheStore } from './http-cache-store';
 import { HttpCacheService } from './http-cache.service';
 import { HttpCacheFastLane } from './http-cache-fast-lane';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../metrics/metrics';
 
 /** A clock that stays at one instant. */
 class FixedClock extends FakeClock {

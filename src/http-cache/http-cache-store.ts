@@ -1,5 +1,5 @@
-import type { ErrorExtras } from '../errors/app-error';
-import type { ErrorCode } from '../errors/error-codes';
+import type { ErrorExtras } from '../common/errors/app-error';
+import type { ErrorCode } from '../common/errors/error-codes';
 
 /**
  * An error answer in a form any store can keep (plain JSON), from which the same

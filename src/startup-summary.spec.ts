@@ -7,6 +7,7 @@ const PRODUCTION = {
   DATABASE_URL: 'postgres://briefing@db:5432/briefing',
 };
 const NO_STAND_INS = { supplied: new Set<string>(), generatedAdminKey: false };
+const DAILY_JOB_TIMES = { retention: '04:45', stockSync: '05:00' };
 
 describe('describeStartup', () => {
   it('says what npm start put in place locally, and which jobs run', () => {
@@ -21,10 +22,14 @@ describe('describeStartup', () => {
       ANALYSIS_SCHEDULER_AUTO_START: 'true',
       STOCK_SYNC_BOOTSTRAP: 'true',
     });
-    const lines = describeStartup(config, {
-      supplied: new Set(['DART_API_KEY', 'DART_API_BASE_URL', 'IDP1_USERINFO_URL']),
-      generatedAdminKey: true,
-    });
+    const lines = describeStartup(
+      config,
+      {
+        supplied: new Set(['DART_API_KEY', 'DART_API_BASE_URL', 'IDP1_USERINFO_URL']),
+        generatedAdminKey: true,
+      },
+      DAILY_JOB_TIMES,
+    );
     expect(lines).toEqual([
       'admin API: on (X-Admin-Key, the key generated in /srv/data/admin-key)',
       'push: RECORDED, not sent (FIREBASE_SERVICE_ACCOUNT is not set): GET /api/v1/admin/push/messages',
@@ -39,7 +44,7 @@ describe('describeStartup', () => {
   });
 
   it('names what is off in a bare production, and the variable that turns it on', () => {
-    const lines = describeStartup(loadConfig(PRODUCTION), NO_STAND_INS);
+    const lines = describeStartup(loadConfig(PRODUCTION), NO_STAND_INS, DAILY_JOB_TIMES);
     expect(lines[0]).toBe('admin API: OFF (ADMIN_KEY is not set: every /api/v1/admin route answers 401)');
     expect(lines[1]).toBe('push: OFF (FIREBASE_SERVICE_ACCOUNT is not set)');
     expect(lines[4]).toBe('disclosure system: OFF (DART_API_KEY is not set: stored filings are served, nothing new is collected)');
@@ -63,6 +68,7 @@ describe('describeStartup', () => {
         DISCLOSURE_MONITOR_AUTO_START: 'false',
       }),
       NO_STAND_INS,
+      DAILY_JOB_TIMES,
     );
     expect(lines.slice(0, 5)).toEqual([
       'admin API: on (X-Admin-Key)',

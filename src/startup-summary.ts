@@ -1,4 +1,3 @@
-import { DAILY_JOB_TIMES } from '../fleet/daily-job-times';
 import type { AppConfig } from './app-config';
 
 const REAL_DISCLOSURE_SYSTEM = 'https://opendart.fss.or.kr/api';
@@ -11,11 +10,17 @@ export interface StandIns {
   generatedAdminKey: boolean;
 }
 
+/** When the daily jobs run, as KST wall-clock `HH:MM` (the jobs' own schedule, handed in by the caller). */
+export interface DailyJobTimes {
+  stockSync: string;
+  retention: string;
+}
+
 /**
  * The few lines the start logs at info after "listening": what runs, what is off and
  * why, each with the variable that changes it. Pure, so every branch is tested.
  */
-export function describeStartup(config: AppConfig, standIns: StandIns): string[] {
+export function describeStartup(config: AppConfig, standIns: StandIns, dailyJobTimes: DailyJobTimes): string[] {
   const onOff = (on: boolean, what: string, why: string) => (on ? `${what} on` : `${what} OFF (${why})`);
   const apple = config.subscriptions.apple;
   const appleOn = Boolean(apple.bundleId && apple.issuerId && apple.keyId && apple.privateKey && apple.rootCertificatePaths.length > 0);
@@ -78,11 +83,11 @@ export function describeStartup(config: AppConfig, standIns: StandIns): string[]
   );
   (jobs.stockSyncSchedulerEnabled ? running : off).push(
     jobs.stockSyncSchedulerEnabled
-      ? `daily stock sync at ${DAILY_JOB_TIMES.stockSync} KST`
+      ? `daily stock sync at ${dailyJobTimes.stockSync} KST`
       : 'daily stock sync (STOCK_SYNC_SCHEDULER_ENABLED=false)',
   );
   if (jobs.stockSyncBootstrap) running.push('a stock sync at boot while the master is empty');
-  running.push('push dispatcher', 'downgrade cleanup every minute', `retention at ${DAILY_JOB_TIMES.retention} KST`);
+  running.push('push dispatcher', 'downgrade cleanup every minute', `retention at ${dailyJobTimes.retention} KST`);
   const jobsLine = `jobs: ${running.join(', ')}${off.length > 0 ? `; off: ${off.join(', ')}` : ''} (the singleton jobs run on one instance of a fleet)`;
 
   return [admin, push, `stores: ${stores.join('; ')}`, analyzer, `${disclosureSystem}${signIn}`, jobsLine];

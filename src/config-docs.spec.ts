@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { readConfig } from './app-config';
-import { EnvReader } from './env-reader';
+import { EnvReader } from './config/env-reader';
 
-const CONFIGURATION_DOC = path.join(__dirname, '..', '..', 'docs', 'configuration.md');
+const CONFIGURATION_DOC = path.join(__dirname, '..', 'docs', 'configuration.md');
 /** What docker compose passes to the service (env_file): every variable, most commented out. */
-const ENV_EXAMPLE = path.join(__dirname, '..', '..', '.env.example');
+const ENV_EXAMPLE = path.join(__dirname, '..', '.env.example');
 
 /** Every variable the configuration asks for, in the environments that change what it reads. */
 function variablesRead(): string[] {

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../clock';
-import { kstDate, startOfNextKstDay } from '../korea-time';
+import { Clock } from '../common/clock';
+import { kstDate, startOfNextKstDay } from '../common/korea-time';
 import { HttpCacheFastLane } from './http-cache-fast-lane';
 import { httpCacheKey } from './http-cache-key';
 import { cacheControlFor, FAILURE_TTL_SECONDS, type HttpCachePolicy } from './http-cache-policy';

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { loadConfig } from './app-config';
-import { ConfigError, EnvReader } from './env-reader';
+import { ConfigError, EnvReader } from './config/env-reader';
+import { secretsOf } from './logging/redaction';
 
 const SECRET = 'x'.repeat(32);
 /** Production refuses to start without a database of its own. */
@@ -542,5 +543,40 @@ describe('EnvReader', () => {
     expect(read.boolean('B', false)).toBe(true);
     expect(read.url('U')).toBe('postgresql://db/app');
     expect(() => read.assertValid()).toThrow(ConfigError);
+  });
+});
+
+describe('the secrets of the configuration (secretsOf)', () => {
+  it('finds every secret of the configuration, the database password and inline service-account keys', () => {
+    const serviceAccount = JSON.stringify({
+      client_email: 'a@b.c',
+      private_key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n',
+    });
+    const config = loadConfig({
+      JWT_SECRET: 'j'.repeat(32),
+      ADMIN_KEY: 'admin-key-value',
+      WEB_SECRET: 'web-secret-value',
+      DART_API_KEY: 'dart-key-value',
+      OPENAI_API_KEY: 'openai-key-value',
+      ANTHROPIC_API_KEY: 'anthropic-key-value',
+      GOOGLE_PUBSUB_SHARED_SECRET: 'pubsub-secret-value',
+      FIREBASE_SERVICE_ACCOUNT: serviceAccount,
+      DATABASE_URL: 'postgres://app:db%2Fpassword@db.example/app',
+    });
+    expect(secretsOf(config)).toEqual(
+      expect.arrayContaining([
+        'j'.repeat(32),
+        'admin-key-value',
+        'web-secret-value',
+        'dart-key-value',
+        'openai-key-value',
+        'anthropic-key-value',
+        'pubsub-secret-value',
+        serviceAccount,
+        '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n',
+        'db/password',
+      ]),
+    );
+    expect(secretsOf(config)).not.toContain('https://opendart.fss.or.kr/api');
   });
 });

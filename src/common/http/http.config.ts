@@ -1,4 +1,4 @@
-import { type EnvReader, splitList } from './env-reader';
+import { type EnvReader, splitList } from '../../config/env-reader';
 
 /** How the HTTP server listens and whom it trusts: port, CORS, the client-IP header. */
 export interface HttpConfig {

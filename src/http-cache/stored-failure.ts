@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
-import { AppError, type ErrorExtras } from '../errors/app-error';
-import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes';
+import { AppError, type ErrorExtras } from '../common/errors/app-error';
+import { ERROR_STATUS, type ErrorCode } from '../common/errors/error-codes';
 import type { StoredFailure } from './http-cache-store';
 
 /**

@@ -14,15 +14,15 @@ import {
 import { Test } from '@nestjs/testing';
 import type { Server } from 'node:http';
 import request from 'supertest';
-import { FakeClock } from '../../../test/support/fake-clock';
-import { Clock } from '../clock';
-import { AllExceptionsFilter } from '../errors/all-exceptions.filter';
-import { AppError } from '../errors/app-error';
-import { ServiceExpressAdapter } from '../http/express-adapter';
+import { FakeClock } from '../../test/support/fake-clock';
+import { Clock } from '../common/clock';
+import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
+import { AppError } from '../common/errors/app-error';
+import { ServiceExpressAdapter } from '../common/http/express-adapter';
 import { HttpCache } from './http-cache.decorator';
 import { HttpCacheModule } from './http-cache.module';
 import { HttpCacheService } from './http-cache.service';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../metrics/metrics';
 import { type EtagFunction, HttpCacheFastLane } from './http-cache-fast-lane';
 import type { Express } from 'express';
 

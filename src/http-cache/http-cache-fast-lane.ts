@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { ModulesContainer } from '@nestjs/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
-import { Clock } from '../clock';
-import { Metrics } from '../../metrics/metrics';
-import { ROUTE_TEMPLATE } from '../../metrics/request-duration';
+import { Clock } from '../common/clock';
+import { Metrics } from '../metrics/metrics';
+import { ROUTE_TEMPLATE } from '../metrics/request-duration';
 
 /** A 2xx answer of a cached route, ready to write: the exact bytes and headers the route sent. */
 interface PreparedAnswer {

@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { CommonModule } from '../common.module';
+import { CommonModule } from '../common/common.module';
 import { CacheManagerHttpCacheStore } from './cache-manager-http-cache-store';
 import { HttpCacheFastLane } from './http-cache-fast-lane';
 import { HttpCacheStore } from './http-cache-store';
