@@ -232,6 +232,8 @@ class ScheduledRunner {
   private running?: Promise<void>;
   private loopTimer?: NodeJS.Timeout;
   private looping = false;
+  /** Which lead the loop's timers belong to: a run of an earlier lead that ends late schedules nothing. */
+  private generation = 0;
   /** A loop's delay before its next run, asked once at the end of each run. */
   private nextDelayMs = 0;
 
@@ -250,8 +252,9 @@ class ScheduledRunner {
   startLoop(): void {
     if (this.looping) return;
     this.looping = true;
+    const generation = ++this.generation;
     // Led again while the last run of an earlier lead still goes: the loop starts after it.
-    void Promise.resolve(this.running).then(() => this.next(0));
+    void Promise.resolve(this.running).then(() => this.next(0, generation));
   }
 
   async stop(): Promise<void> {
@@ -260,12 +263,12 @@ class ScheduledRunner {
     await this.running;
   }
 
-  private next(delayMs: number): void {
-    if (!this.looping) return;
+  private next(delayMs: number, generation: number): void {
+    if (!this.looping || generation !== this.generation) return;
     this.loopTimer = setTimeout(() => {
       this.running = runAsJob(this.name, () => this.runOnce(true)).finally(() => {
         this.running = undefined;
-        this.next(this.nextDelayMs);
+        this.next(this.nextDelayMs, generation);
       });
     }, delayMs);
     this.loopTimer.unref();
