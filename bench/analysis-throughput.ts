@@ -7,7 +7,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
-import { AnalysisQueue } from '../src/analysis/analysis-queue';
+import { AnalysesRepository } from '../src/analysis/analyses.repository';
 import { AnalysisSchedulerService } from '../src/analysis/analysis-scheduler.service';
 import { validAnswer } from '../local/doubles/analysis-answers';
 import { startModelServerDouble } from '../local/doubles/model-server-double';
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
 
       const calls = model.requests.length;
       const scheduler = app.get(AnalysisSchedulerService);
-      const queue = app.get(AnalysisQueue);
+      const queue = app.get(AnalysesRepository);
       const started = performance.now();
       scheduler.resume();
       while ((await queue.countQueued()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -7,7 +7,7 @@ import { AppError } from '../common/errors/app-error';
 import { InjectConfig } from '../config/config.module';
 import { QuotaService } from '../quota/quota.service';
 import { UsersRepository } from '../users/users.repository';
-import { AdRewardTransactions } from './ad-reward-transactions';
+import { AdRewardTransactionsRepository } from './ad-reward-transactions.repository';
 import { AdVerifierKeys } from './ad-verifier-keys';
 import type { AdMobConfig } from './ads.config';
 import { parseSsvQuery, type SsvCallback } from './ssv-callback';
@@ -42,7 +42,7 @@ export class AdRewardCallbackService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly quota: QuotaService,
     private readonly users: UsersRepository,
-    private readonly rewards: AdRewardTransactions,
+    private readonly rewards: AdRewardTransactionsRepository,
     private readonly keys: AdVerifierKeys,
     private readonly clock: Clock,
     @InjectConfig() config: { admob: AdMobConfig },

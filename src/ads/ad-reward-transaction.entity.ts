@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { UserEntity } from '../users/user.entity';
 
-/** A granted ad reward; exists only so that a repeated callback is refused. Written only by AdRewardTransactions. */
+/** A granted ad reward; exists only so that a repeated callback is refused. Written only by AdRewardTransactionsRepository. */
 @Entity('ad_reward_transactions')
 @Index('ix_ad_reward_transactions_user_id', ['userId'])
 @Index('ix_ad_reward_transactions_granted_at', ['grantedAt'])

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { QuotaModule } from '../quota/quota.module';
 import { UsersModule } from '../users/users.module';
 import { AdRewardCallbackService } from './ad-reward-callback.service';
-import { AdRewardTransactions } from './ad-reward-transactions';
+import { AdRewardTransactionsRepository } from './ad-reward-transactions.repository';
 import { AdSsvController } from './ad-ssv.controller';
 import { AdVerifierKeys } from './ad-verifier-keys';
 import { AdRewardTransactionEntity } from './ad-reward-transaction.entity';
@@ -12,7 +12,7 @@ import { AdRewardTransactionEntity } from './ad-reward-transaction.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([AdRewardTransactionEntity]), QuotaModule, UsersModule],
   controllers: [AdSsvController],
-  providers: [AdRewardTransactions, AdRewardCallbackService, AdVerifierKeys],
-  exports: [AdRewardTransactions],
+  providers: [AdRewardTransactionsRepository, AdRewardCallbackService, AdVerifierKeys],
+  exports: [AdRewardTransactionsRepository],
 })
 export class AdsModule {}

@@ -1,6 +1,6 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** The analysis scheduler's pause state for the whole fleet (one row; none until an operator sets it). Written only by SchedulerSettings. */
+/** The analysis scheduler's pause state for the whole fleet (one row; none until an operator sets it). Written only by SchedulerSettingsRepository. */
 @Entity('analysis_scheduler_settings')
 @Check('ck_analysis_scheduler_settings_one_row', 'id')
 export class AnalysisSchedulerSettingEntity {

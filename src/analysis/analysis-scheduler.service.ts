@@ -5,19 +5,19 @@ import type { WorkerPool } from '../jobs/worker-pool';
 import type { JobsConfig } from '../jobs/jobs.config';
 import { InjectConfig } from '../config/config.module';
 import { DISCLOSURE_CREATED } from '../disclosures/disclosure-events';
-import { FleetInstances, type FleetInstance } from '../fleet/fleet-instances';
+import { FleetInstancesRepository, type FleetInstance } from '../fleet/fleet-instances.repository';
 import { FleetSignals } from '../fleet/fleet-signals';
 import { type AnalysisOutcome, Metrics } from '../metrics/metrics';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartError } from '../upstream/dart/dart.types';
 import { ANALYSIS_SETTLED, type AnalysisSettledEvent } from './analysis-events';
-import { AnalysisQueue, type ClaimedAnalysis } from './analysis-queue';
+import { AnalysesRepository, type ClaimedAnalysis } from './analyses.repository';
 import type { AnalysisConfig } from './analysis.config';
 import { Analyzer, AnalyzerError } from './analyzers/analyzer';
 import { DartClient } from '../upstream/dart/dart-client';
 import { analysisInput, withFactKeyFigures } from './brief/filing-brief';
 import { readFilingDocument } from './document/document-text';
-import { SchedulerSettings } from './scheduler-settings';
+import { SchedulerSettingsRepository } from './scheduler-settings.repository';
 
 /** How long a job waits after a failure that is ours, not the filing's (bad keys). */
 const CONFIGURATION_RETRY_MS = 5 * 60_000;
@@ -61,11 +61,11 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
 
   constructor(
     @InjectConfig() private readonly config: { ai: AnalysisConfig; jobs: JobsConfig },
-    private readonly queue: AnalysisQueue,
+    private readonly queue: AnalysesRepository,
     private readonly dart: DartClient,
     private readonly analyzer: Analyzer,
-    private readonly settings: SchedulerSettings,
-    private readonly fleet: FleetInstances,
+    private readonly settings: SchedulerSettingsRepository,
+    private readonly fleet: FleetInstancesRepository,
     private readonly signals: FleetSignals,
     private readonly metrics: Metrics,
     private readonly events: EventEmitter2,

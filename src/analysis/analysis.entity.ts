@@ -7,7 +7,7 @@ export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
 
 /**
  * The analysis of one filing, created PENDING with the filing. The table is the
- * analysis scheduler's work queue. Written only by AnalysisQueue.
+ * analysis scheduler's work queue. Written only by AnalysesRepository.
  */
 @Entity('analyses')
 @Check('ck_analyses_status', `status IN ('PENDING', 'PROCESSING', 'COMPLETED', 'UNAVAILABLE')`)

@@ -3,14 +3,14 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
 import { QuotaModule } from '../quota/quota.module';
 import { DartModule } from '../upstream/dart/dart.module';
-import { AnalysisQueue } from './analysis-queue';
+import { AnalysesRepository } from './analyses.repository';
 import { AnalysisSchedulerService } from './analysis-scheduler.service';
 import { AnalysisController } from './analysis.controller';
 import { AnalysisService } from './analysis.service';
 import { AnalyzersModule } from './analyzers/analyzers.module';
-import { RevealedDisclosures } from './revealed-disclosures';
+import { RevealedDisclosuresRepository } from './revealed-disclosures.repository';
 import { SchedulerAdminController } from './scheduler-admin.controller';
-import { SchedulerSettings } from './scheduler-settings';
+import { SchedulerSettingsRepository } from './scheduler-settings.repository';
 import { AnalysisSchedulerSettingEntity } from './analysis-scheduler-setting.entity';
 import { AnalysisEntity } from './analysis.entity';
 import { RevealedDisclosureEntity } from './revealed-disclosure.entity';
@@ -24,7 +24,7 @@ import { RevealedDisclosureEntity } from './revealed-disclosure.entity';
     AnalyzersModule,
   ],
   controllers: [AnalysisController, SchedulerAdminController],
-  providers: [AnalysisQueue, AnalysisSchedulerService, AnalysisService, RevealedDisclosures, SchedulerSettings],
-  exports: [AnalysisSchedulerService, AnalysisQueue],
+  providers: [AnalysesRepository, AnalysisSchedulerService, AnalysisService, RevealedDisclosuresRepository, SchedulerSettingsRepository],
+  exports: [AnalysisSchedulerService, AnalysesRepository],
 })
 export class AnalysisModule {}

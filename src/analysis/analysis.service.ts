@@ -5,8 +5,8 @@ import { AppError } from '../common/errors/app-error';
 import type { QuotaView } from '../quota/quota.service';
 import { QuotaService, toView } from '../quota/quota.service';
 import type { AnalysisResult } from './analyzers/analysis-result.schema';
-import { AnalysisQueue } from './analysis-queue';
-import { RevealedDisclosures } from './revealed-disclosures';
+import { AnalysesRepository } from './analyses.repository';
+import { RevealedDisclosuresRepository } from './revealed-disclosures.repository';
 
 /** A filing whose text is shorter than this is "short": its analysis costs signed-in callers no quota. */
 export const SHORT_DOC_THRESHOLD = 1000;
@@ -34,8 +34,8 @@ export class AnalysisService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly quota: QuotaService,
-    private readonly reveals: RevealedDisclosures,
-    private readonly analyses: AnalysisQueue,
+    private readonly reveals: RevealedDisclosuresRepository,
+    private readonly analyses: AnalysesRepository,
   ) {}
 
   /** The analysis meta response; `userId` is null for an anonymous caller. */

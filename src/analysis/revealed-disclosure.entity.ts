@@ -2,7 +2,7 @@ import { CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn } from '
 import { DisclosureEntity } from '../disclosures/disclosure.entity';
 import { UserEntity } from '../users/user.entity';
 
-/** A filing whose full analysis a user has revealed (paid one quota unit for). Written only by RevealedDisclosures. */
+/** A filing whose full analysis a user has revealed (paid one quota unit for). Written only by RevealedDisclosuresRepository. */
 @Entity('revealed_disclosures')
 export class RevealedDisclosureEntity {
   @PrimaryColumn({ name: 'user_id', type: 'integer' })

@@ -3,12 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DartModule } from '../upstream/dart/dart.module';
 import { CompaniesController } from './companies.controller';
 import { CompaniesService } from './companies.service';
-import { CompanyStore } from './company-store';
+import { CompaniesRepository } from './companies.repository';
 import { CompanyEntity } from './company.entity';
 
 @Module({
   imports: [TypeOrmModule.forFeature([CompanyEntity]), DartModule],
   controllers: [CompaniesController],
-  providers: [CompanyStore, CompaniesService],
+  providers: [CompaniesRepository, CompaniesService],
 })
 export class CompaniesModule {}

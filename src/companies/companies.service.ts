@@ -6,7 +6,7 @@ import { upstreamBusy } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import type { DartConfig } from '../upstream/dart/dart.config';
 import { DartError, type DartCompany } from '../upstream/dart/dart.types';
-import { CompanyStore } from './company-store';
+import { CompaniesRepository } from './companies.repository';
 
 /**
  * Company data from the disclosure system's company.json, stored on first read
@@ -22,7 +22,7 @@ export class CompaniesService {
   private readonly logger = new Logger(CompaniesService.name);
 
   constructor(
-    private readonly store: CompanyStore,
+    private readonly store: CompaniesRepository,
     @InjectConfig() private readonly config: { dart: DartConfig },
     private readonly clock: Clock,
     private readonly dart: DartClient,

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { DartCompany } from '../upstream/dart/dart.types';
 
-/** A company.json answer, kept until it is older than COMPANY_MAX_AGE_MS. Written only by CompanyStore. */
+/** A company.json answer, kept until it is older than COMPANY_MAX_AGE_MS. Written only by CompaniesRepository. */
 @Entity('companies')
 export class CompanyEntity {
   @PrimaryColumn({ name: 'corp_code', type: 'char', length: 8 })

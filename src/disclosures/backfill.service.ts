@@ -5,7 +5,7 @@ import { JobScheduler } from '../jobs/job-scheduler';
 import type { ActiveRun } from '../jobs/runs/active-run';
 import type { JobRunExecutor } from '../jobs/runs/job-run-executor';
 import { describeRun, type JobRunStatusFields } from '../jobs/runs/job-run-status';
-import { JobRuns } from '../jobs/runs/job-runs';
+import { JobRunsRepository } from '../jobs/runs/job-runs.repository';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { DartError, type DartFiling } from '../upstream/dart/dart.types';
@@ -65,7 +65,7 @@ export class BackfillService implements BeforeApplicationShutdown {
   constructor(
     private readonly dart: DartClient,
     private readonly ingest: DisclosureIngestService,
-    private readonly jobRuns: JobRuns,
+    private readonly jobRuns: JobRunsRepository,
     jobs: JobScheduler,
   ) {
     this.executor = jobs.runs('backfill', {

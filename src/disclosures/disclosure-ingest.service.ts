@@ -7,14 +7,14 @@ import { Clock } from '../common/clock';
 import { kstDate } from '../common/korea-time';
 import type { DartFiling } from '../upstream/dart/dart.types';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent, type DisclosureSource } from './disclosure-events';
-import { DisclosureStore } from './disclosure-store';
+import { DisclosuresRepository } from './disclosures.repository';
 import { derivedDisclosureFields, type DisclosureView } from './disclosure.view';
 import { NewFilingsStep, type NewFilingsStepHandler } from './new-filings-step';
 
 /**
  * Stores filings that are new and, in the same transaction, runs the steps of the features
- * above (`@NewFilingsStep()`: a PENDING analysis for each, AnalysisQueue; a push announcement
- * for news, PushOutbox), then announces each new one after the commit. Existing filings are
+ * above (`@NewFilingsStep()`: a PENDING analysis for each, AnalysesRepository; a push announcement
+ * for news, PushFanoutsRepository), then announces each new one after the commit. Existing filings are
  * never touched.
  */
 @Injectable()
@@ -26,7 +26,7 @@ export class DisclosureIngestService implements OnModuleInit {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
-    private readonly disclosures: DisclosureStore,
+    private readonly disclosures: DisclosuresRepository,
     private readonly discovery: DiscoveryService,
   ) {}
 

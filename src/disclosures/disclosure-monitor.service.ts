@@ -7,7 +7,7 @@ import { JobScheduler } from '../jobs/job-scheduler';
 import { DartClient } from '../upstream/dart/dart-client';
 import { DartError, type DartFiling } from '../upstream/dart/dart.types';
 import { DisclosureIngestService } from './disclosure-ingest.service';
-import { DisclosureStore } from './disclosure-store';
+import { DisclosuresRepository } from './disclosures.repository';
 import { nextPollDelayMs } from './monitor-cadence';
 
 export interface MonitorPollResult {
@@ -32,7 +32,7 @@ export class DisclosureMonitorService implements OnModuleInit {
 
   constructor(
     @InjectConfig() private readonly config: { jobs: JobsConfig },
-    private readonly disclosures: DisclosureStore,
+    private readonly disclosures: DisclosuresRepository,
     private readonly clock: Clock,
     private readonly dart: DartClient,
     private readonly ingest: DisclosureIngestService,

@@ -1,7 +1,7 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * A filing of the disclosure system, as collected. Written only by DisclosureStore.
+ * A filing of the disclosure system, as collected. Written only by DisclosuresRepository.
  *
  * Every read orders by (rcept_dt, created_at, rcept_no) descending: the feed and date
  * ranges walk ix_disclosures_feed, a company's filings ix_disclosures_corp_feed. TypeORM

@@ -6,7 +6,7 @@ import { AdminDisclosuresController } from './admin-disclosures.controller';
 import { BackfillService } from './backfill.service';
 import { DisclosureIngestService } from './disclosure-ingest.service';
 import { DisclosureMonitorService } from './disclosure-monitor.service';
-import { DisclosureStore } from './disclosure-store';
+import { DisclosuresRepository } from './disclosures.repository';
 import { DisclosureEntity } from './disclosure.entity';
 import { DisclosuresController } from './disclosures.controller';
 import { DisclosuresService } from './disclosures.service';
@@ -18,7 +18,7 @@ import { DisclosuresService } from './disclosures.service';
 @Module({
   imports: [TypeOrmModule.forFeature([DisclosureEntity]), DiscoveryModule, DartModule],
   controllers: [DisclosuresController, AdminDisclosuresController],
-  providers: [DisclosureStore, DisclosuresService, DisclosureIngestService, DisclosureMonitorService, BackfillService],
-  exports: [DisclosureStore, DisclosureIngestService, DisclosureMonitorService],
+  providers: [DisclosuresRepository, DisclosuresService, DisclosureIngestService, DisclosureMonitorService, BackfillService],
+  exports: [DisclosuresRepository, DisclosureIngestService, DisclosureMonitorService],
 })
 export class DisclosuresModule {}

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DisclosureStore, type DisclosureFilter } from './disclosure-store';
+import { DisclosuresRepository, type DisclosureFilter } from './disclosures.repository';
 import type { DisclosureView } from './disclosure.view';
 
-/** The public reads of filings; the statements are DisclosureStore's. */
+/** The public reads of filings; the statements are DisclosuresRepository's. */
 @Injectable()
 export class DisclosuresService {
-  constructor(private readonly store: DisclosureStore) {}
+  constructor(private readonly store: DisclosuresRepository) {}
 
   async recent(limit: number): Promise<DisclosureView[]> {
     return this.store.list({ limit });

@@ -1,6 +1,6 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** One running instance of the service, as its last heartbeat described it. Written only by FleetInstances. */
+/** One running instance of the service, as its last heartbeat described it. Written only by FleetInstancesRepository. */
 @Entity('fleet_instances')
 @Check('ck_fleet_instances_analysis_status', `analysis_status IN ('running', 'paused')`)
 export class FleetInstanceEntity {

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { FleetInstanceEntity } from './fleet-instance.entity';
-import { FleetInstances } from './fleet-instances';
+import { FleetInstancesRepository } from './fleet-instances.repository';
 import { FleetSignals } from './fleet-signals';
 import { InstanceIdentity } from './instance-identity';
 import { SingletonJobs } from './singleton-jobs';
@@ -13,7 +13,7 @@ import { SingletonJobs } from './singleton-jobs';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([FleetInstanceEntity])],
-  providers: [InstanceIdentity, SingletonJobs, FleetSignals, FleetInstances],
-  exports: [InstanceIdentity, SingletonJobs, FleetSignals, FleetInstances],
+  providers: [InstanceIdentity, SingletonJobs, FleetSignals, FleetInstancesRepository],
+  exports: [InstanceIdentity, SingletonJobs, FleetSignals, FleetInstancesRepository],
 })
 export class FleetModule {}

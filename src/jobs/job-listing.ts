@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { CronTime } from 'cron';
 import { Clock } from '../common/clock';
 import { KST_TIME_ZONE } from '../common/korea-time';
-import { FleetInstances } from '../fleet/fleet-instances';
+import { FleetInstancesRepository } from '../fleet/fleet-instances.repository';
 import { JOB_CATALOG, type JobDeclaration, type JobName, type JobRetries } from './job-catalog';
 import { JobScheduler } from './job-scheduler';
-import { JobStates, type JobState } from './job-states';
+import { JobStatesRepository, type JobState } from './job-states.repository';
 import { describeRun, type JobRunStatusFields } from './runs/job-run-status';
-import { JobRuns } from './runs/job-runs';
+import { JobRunsRepository } from './runs/job-runs.repository';
 
 export type JobStateName = 'disabled' | 'no-holder' | 'running' | 'idle' | 'paused';
 
@@ -58,9 +58,9 @@ const iso = (date: Date | null | undefined) => (date ? new Date(date).toISOStrin
 export class JobListing {
   constructor(
     private readonly scheduler: JobScheduler,
-    private readonly states: JobStates,
-    private readonly jobRuns: JobRuns,
-    private readonly fleet: FleetInstances,
+    private readonly states: JobStatesRepository,
+    private readonly jobRuns: JobRunsRepository,
+    private readonly fleet: FleetInstancesRepository,
     private readonly clock: Clock,
   ) {}
 

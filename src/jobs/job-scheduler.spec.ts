@@ -5,8 +5,8 @@ import type { SingletonJob, SingletonJobs } from '../fleet/singleton-jobs';
 import { FakeClock } from '../../test/support/fake-clock';
 import { eventually } from '../../test/support/eventually';
 import { JobScheduler } from './job-scheduler';
-import type { JobStates } from './job-states';
-import type { JobRuns } from './runs/job-runs';
+import type { JobStatesRepository } from './job-states.repository';
+import type { JobRunsRepository } from './runs/job-runs.repository';
 
 describe('JobScheduler, a loop job', () => {
   let registered: SingletonJob | undefined;
@@ -15,13 +15,13 @@ describe('JobScheduler, a loop job', () => {
   beforeEach(() => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const leadership = { register: (job: SingletonJob) => (registered = job) } as unknown as SingletonJobs;
-    const states = { started: () => Promise.resolve(), finished: () => Promise.resolve() } as unknown as JobStates;
+    const states = { started: () => Promise.resolve(), finished: () => Promise.resolve() } as unknown as JobStatesRepository;
     scheduler = new JobScheduler(
       { fleet: { leaderTakeoverMs: 30_000 }, jobs: { progressLogMs: 10_000 } } as never,
       leadership,
       { id: 'instance-1' } as InstanceIdentity,
       states,
-      {} as JobRuns,
+      {} as JobRunsRepository,
       new SchedulerRegistry(),
       new FakeClock(),
     );

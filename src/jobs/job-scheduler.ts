@@ -10,9 +10,9 @@ import { InstanceIdentity } from '../fleet/instance-identity';
 import { SingletonJobs } from '../fleet/singleton-jobs';
 import { runAsJob } from '../logging/job-context';
 import { jobDeclaration, type CronJobName, type JobName, type LoopJobName, type QueueJobName, type RunJobName } from './job-catalog';
-import { JobStates } from './job-states';
+import { JobStatesRepository } from './job-states.repository';
 import { JobRunExecutor, type JobRunWork } from './runs/job-run-executor';
-import { JobRuns } from './runs/job-runs';
+import { JobRunsRepository } from './runs/job-runs.repository';
 import { WorkerPool, type WorkerPoolOptions } from './worker-pool';
 
 /** How often a queue's latest success and error reach job_states, at most. */
@@ -71,8 +71,8 @@ export class JobScheduler implements OnApplicationBootstrap, BeforeApplicationSh
     @InjectConfig() private readonly config: { fleet: FleetConfig; jobs: JobsConfig },
     private readonly leadership: SingletonJobs,
     private readonly identity: InstanceIdentity,
-    private readonly states: JobStates,
-    private readonly jobRuns: JobRuns,
+    private readonly states: JobStatesRepository,
+    private readonly jobRuns: JobRunsRepository,
     private readonly registry: SchedulerRegistry,
     private readonly clock: Clock,
   ) {}

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** The last run of a background job, whichever instance ran it. Written only by JobStates. */
+/** The last run of a background job, whichever instance ran it. Written only by JobStatesRepository. */
 @Entity('job_states')
 export class JobStateEntity {
   @PrimaryColumn({ type: 'varchar', length: 64 })

@@ -3,10 +3,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobStateEntity } from './job-state.entity';
 import { JobListing } from './job-listing';
 import { JobScheduler } from './job-scheduler';
-import { JobStates } from './job-states';
+import { JobStatesRepository } from './job-states.repository';
 import { JobsAdminController } from './jobs-admin.controller';
 import { JobRunEntity } from './runs/job-run.entity';
-import { JobRuns } from './runs/job-runs';
+import { JobRunsRepository } from './runs/job-runs.repository';
 
 /**
  * The background jobs: the catalog that declares each once (job-catalog.ts), the scheduler
@@ -15,8 +15,8 @@ import { JobRuns } from './runs/job-runs';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([JobStateEntity, JobRunEntity])],
-  providers: [JobScheduler, JobStates, JobRuns, JobListing],
+  providers: [JobScheduler, JobStatesRepository, JobRunsRepository, JobListing],
   controllers: [JobsAdminController],
-  exports: [JobScheduler, JobRuns],
+  exports: [JobScheduler, JobRunsRepository],
 })
 export class JobsModule {}

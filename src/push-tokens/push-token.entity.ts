@@ -26,7 +26,7 @@ const FCM_TOKEN_COLUMN_LENGTH = 4096;
  */
 export const FCM_TOKEN_MAX_LENGTH = 1024;
 
-/** A device's FCM registration token. Unique: a token belongs to one user at a time. Written only by PushTokens. */
+/** A device's FCM registration token. Unique: a token belongs to one user at a time. Written only by PushTokensRepository. */
 @Entity('push_tokens')
 @Unique('uq_push_tokens_fcm_token', ['fcmToken'])
 @Check('ck_push_tokens_platform', `platform IN ('ios', 'android')`)

@@ -3,14 +3,14 @@ import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { RegisterPushTokenRequest, UnregisterPushTokenRequest } from './dto/push-token.dto';
-import { PushTokens } from './push-tokens';
+import { PushTokensRepository } from './push-tokens.repository';
 import { ApiErrors } from '../common/http/api-errors';
 
 @ApiTags('push')
 @Authenticated()
 @Controller('api/v1/push')
 export class PushTokensController {
-  constructor(private readonly pushTokens: PushTokens) {}
+  constructor(private readonly pushTokens: PushTokensRepository) {}
 
   @Post('fcm-token')
   @HttpCode(HttpStatus.NO_CONTENT)

@@ -12,7 +12,7 @@ export type PushDeliveryStatus = 'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UN
 
 /**
  * One message per (filing, token): the primary key is what makes a second send
- * impossible. Written only by PushDeliveryQueue.
+ * impossible. Written only by PushDeliveriesRepository.
  *
  * ix_push_deliveries_claimable is (available_at NULLS FIRST, created_at) WHERE status =
  * 'PENDING'; TypeORM cannot declare NULLS FIRST, so it is `synchronize: false`.

@@ -2,7 +2,7 @@ import { Metrics } from '../metrics/metrics';
 import { Logger } from '@nestjs/common';
 import { EnvReader } from '../config/env-reader';
 import { DisabledPushSender } from './disabled-push-sender';
-import type { ClaimedDelivery, DeliveryOutcome, PushDeliveryQueue } from './push-delivery-queue';
+import type { ClaimedDelivery, DeliveryOutcome, PushDeliveriesRepository } from './push-deliveries.repository';
 import { PushDispatcher } from './push-dispatcher';
 import type { PushMessage, PushSendResult } from './push-sender';
 import { pushConfig } from './push.config';
@@ -77,7 +77,7 @@ describe('PushDispatcher', () => {
   function start(sender: PushSenderDouble | DisabledPushSender, env: Record<string, string> = {}): PushDispatcher {
     dispatcher = new PushDispatcher(
       pushConfig(new EnvReader({ PUSH_CONCURRENCY: '2', PUSH_RETRY_BASE_MS: '1000', ...env })),
-      queue as unknown as PushDeliveryQueue,
+      queue as unknown as PushDeliveriesRepository,
       sender,
       new FakeClock(new Date(now)),
       metrics,

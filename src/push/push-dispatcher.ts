@@ -8,7 +8,7 @@ import { Metrics, type PushOutcome } from '../metrics/metrics';
 import { ANALYSIS_SETTLED } from '../analysis/analysis-events';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent } from '../disclosures/disclosure-events';
 import { newFilingMessage } from './new-filing-message';
-import { type ClaimedDelivery, planOutcome, PushDeliveryQueue } from './push-delivery-queue';
+import { type ClaimedDelivery, planOutcome, PushDeliveriesRepository } from './push-deliveries.repository';
 import { MAX_MESSAGES_PER_SEND, PushSender, type PushSendResult } from './push-sender';
 import type { PushConfig } from './push.config';
 
@@ -26,7 +26,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     @InjectConfig() private readonly config: PushConfig,
-    private readonly queue: PushDeliveryQueue,
+    private readonly queue: PushDeliveriesRepository,
     private readonly sender: PushSender,
     private readonly clock: Clock,
     private readonly metrics: Metrics,

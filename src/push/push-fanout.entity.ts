@@ -5,7 +5,7 @@ export type PushFanoutStatus = 'PENDING' | 'EXPANDED';
 
 /**
  * The push outbox: one row per filing to announce, written in the filing's
- * transaction and expanded into deliveries by the dispatcher. Written only by PushOutbox.
+ * transaction and expanded into deliveries by the dispatcher. Written only by PushFanoutsRepository.
  */
 @Entity('push_fanouts')
 @Check('ck_push_fanouts_status', `status IN ('PENDING', 'EXPANDED')`)

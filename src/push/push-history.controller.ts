@@ -4,7 +4,7 @@ import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { ApiErrors } from '../common/http/api-errors';
 import { ReceiptCursorQuery } from '../common/paging/paging';
-import { type PushHistoryEntry, PushDeliveryQueue } from './push-delivery-queue';
+import { type PushHistoryEntry, PushDeliveriesRepository } from './push-deliveries.repository';
 
 class PushHistoryEntryView implements PushHistoryEntry {
   @ApiProperty({ example: '20261121000123' })
@@ -41,7 +41,7 @@ class PushHistoryEntryView implements PushHistoryEntry {
 @Authenticated()
 @Controller('api/v1/push')
 export class PushHistoryController {
-  constructor(private readonly deliveries: PushDeliveryQueue) {}
+  constructor(private readonly deliveries: PushDeliveriesRepository) {}
 
   @Get('history')
   @ApiOperation({

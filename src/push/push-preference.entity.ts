@@ -1,7 +1,7 @@
 import { Check, Column, Entity, JoinColumn, OneToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { UserEntity } from '../users/user.entity';
 
-/** A user's quiet hours (KST); no row: none. Written only by PushPreferences. */
+/** A user's quiet hours (KST); no row: none. Written only by PushPreferencesRepository. */
 @Entity('push_preferences')
 @Check('ck_push_preferences_quiet_window', 'quiet_start <> quiet_end')
 export class PushPreferenceEntity {

@@ -6,7 +6,7 @@ import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { AppError } from '../common/errors/app-error';
 import { KST_TIME_ZONE } from '../common/korea-time';
 import { ApiErrors } from '../common/http/api-errors';
-import { PushPreferences } from './push-preferences';
+import { PushPreferencesRepository } from './push-preferences.repository';
 import { type QuietHours, WALL_CLOCK_TIME } from './quiet-hours';
 
 const TIME_MESSAGE = (field: string) => `${field} must be a KST time "HH:MM" (00:00 to 23:59), or null`;
@@ -51,7 +51,7 @@ function view(hours: QuietHours | null): PushPreferencesView {
 @Authenticated()
 @Controller('api/v1/push/preferences')
 export class PushPreferencesController {
-  constructor(private readonly preferences: PushPreferences) {}
+  constructor(private readonly preferences: PushPreferencesRepository) {}
 
   @Get()
   @ApiOperation({ summary: "The caller's quiet hours (null when none)" })

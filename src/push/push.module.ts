@@ -8,11 +8,11 @@ import type { EnvironmentConfig } from '../config/environment';
 import { PushTokensModule } from '../push-tokens/push-tokens.module';
 import { DisabledPushSender } from './disabled-push-sender';
 import { FirebasePushSender } from './firebase-push-sender';
-import { PushDeliveryQueue } from './push-delivery-queue';
+import { PushDeliveriesRepository } from './push-deliveries.repository';
 import { PushDispatcher } from './push-dispatcher';
-import { PushOutbox } from './push-outbox';
+import { PushFanoutsRepository } from './push-fanouts.repository';
 import { PushHistoryController } from './push-history.controller';
-import { PushPreferences } from './push-preferences';
+import { PushPreferencesRepository } from './push-preferences.repository';
 import { PushPreferencesController } from './push-preferences.controller';
 import { PushSender } from './push-sender';
 import { RecordedPushMessagesController } from './recorded-push-messages.controller';
@@ -42,11 +42,11 @@ import { RecordedPushMessageEntity } from './recorded-push-message.entity';
         return config.appEnv === 'production' ? new DisabledPushSender() : new RecordingPushSender(dataSource, clock);
       },
     },
-    PushOutbox,
-    PushDeliveryQueue,
+    PushFanoutsRepository,
+    PushDeliveriesRepository,
     PushDispatcher,
-    PushPreferences,
+    PushPreferencesRepository,
   ],
-  exports: [PushDispatcher, PushDeliveryQueue, PushOutbox],
+  exports: [PushDispatcher, PushDeliveriesRepository, PushFanoutsRepository],
 })
 export class PushModule {}

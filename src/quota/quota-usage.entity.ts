@@ -1,7 +1,7 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { UserEntity } from '../users/user.entity';
 
-/** One row per user: the reveals used in the quota week that starts at `weekStart`. Written only by QuotaStore. */
+/** One row per user: the reveals used in the quota week that starts at `weekStart`. Written only by QuotaUsageRepository. */
 @Entity('quota_usage')
 export class QuotaUsageEntity {
   @PrimaryColumn({ name: 'user_id', type: 'integer' })

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { QuotaStore } from './quota-store';
+import { QuotaUsageRepository } from './quota-usage.repository';
 import { QuotaService } from './quota.service';
 import { QuotaUsageEntity } from './quota-usage.entity';
 
 @Module({
   imports: [TypeOrmModule.forFeature([QuotaUsageEntity])],
-  providers: [QuotaStore, QuotaService],
+  providers: [QuotaUsageRepository, QuotaService],
   exports: [QuotaService],
 })
 export class QuotaModule {}

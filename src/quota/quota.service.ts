@@ -6,7 +6,7 @@ import { startOfKstWeek, startOfNextKstWeek } from '../common/korea-time';
 import { AppError } from '../common/errors/app-error';
 import { activeTier, WEEKLY_REVEAL_LIMIT } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
-import { QuotaStore } from './quota-store';
+import { QuotaUsageRepository } from './quota-usage.repository';
 
 /** The specification's quota response. */
 export interface QuotaView {
@@ -30,7 +30,7 @@ export interface QuotaState {
 /**
  * The weekly reveal quota. The row is created on first use and reset lazily (to 0,
  * also from below 0) by any read, reveal or reward in a new week. Every change is a
- * single conditional statement of QuotaStore (the owner of quota_usage), so concurrent
+ * single conditional statement of QuotaUsageRepository (the owner of quota_usage), so concurrent
  * requests can never pass the limit. Methods taking an EntityManager run inside the
  * caller's transaction.
  */
@@ -39,7 +39,7 @@ export class QuotaService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
-    private readonly store: QuotaStore,
+    private readonly store: QuotaUsageRepository,
   ) {}
 
   /** The quota of a user, creating or rolling over its row. */

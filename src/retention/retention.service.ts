@@ -1,9 +1,9 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { AdRewardTransactions } from '../ads/ad-reward-transactions';
+import { AdRewardTransactionsRepository } from '../ads/ad-reward-transactions.repository';
 import { Clock } from '../common/clock';
 import { JobScheduler } from '../jobs/job-scheduler';
-import { PushDeliveryQueue } from '../push/push-delivery-queue';
-import { StoreNotifications } from '../subscriptions/store-notifications';
+import { PushDeliveriesRepository } from '../push/push-deliveries.repository';
+import { StoreNotificationsRepository } from '../subscriptions/store-notifications.repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -35,9 +35,9 @@ export class RetentionService implements OnModuleInit {
 
   constructor(
     private readonly clock: Clock,
-    private readonly deliveries: PushDeliveryQueue,
-    private readonly storeNotifications: StoreNotifications,
-    private readonly adRewards: AdRewardTransactions,
+    private readonly deliveries: PushDeliveriesRepository,
+    private readonly storeNotifications: StoreNotificationsRepository,
+    private readonly adRewards: AdRewardTransactionsRepository,
     private readonly jobs: JobScheduler,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** An entry of the disclosure system's corpCode.xml, listed or not. Written only by CorpCodes. */
+/** An entry of the disclosure system's corpCode.xml, listed or not. Written only by CorpCodesRepository. */
 @Entity('corp_codes')
 export class CorpCodeEntity {
   @PrimaryColumn({ name: 'corp_code', type: 'char', length: 8 })

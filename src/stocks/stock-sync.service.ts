@@ -6,12 +6,12 @@ import { JobScheduler } from '../jobs/job-scheduler';
 import { type ActiveRun, RunStopped } from '../jobs/runs/active-run';
 import type { JobRunExecutor } from '../jobs/runs/job-run-executor';
 import { describeRun, type JobRunStatusFields } from '../jobs/runs/job-run-status';
-import { JobRuns } from '../jobs/runs/job-runs';
+import { JobRunsRepository } from '../jobs/runs/job-runs.repository';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartClient } from '../upstream/dart/dart-client';
 import { type CorpCodeEntry, DartError } from '../upstream/dart/dart.types';
-import { CorpCodes } from './corp-codes';
-import { Stocks } from './stocks';
+import { CorpCodesRepository } from './corp-codes.repository';
+import { StocksRepository } from './stocks.repository';
 import { StocksService } from './stocks.service';
 
 export type StockSyncMode = 'incremental' | 'bootstrap';
@@ -56,9 +56,9 @@ export class StockSyncService implements BeforeApplicationShutdown {
   constructor(
     private readonly dart: DartClient,
     private readonly stockSearch: StocksService,
-    private readonly corpCodes: CorpCodes,
-    private readonly stocks: Stocks,
-    private readonly jobRuns: JobRuns,
+    private readonly corpCodes: CorpCodesRepository,
+    private readonly stocks: StocksRepository,
+    private readonly jobRuns: JobRunsRepository,
     jobs: JobScheduler,
     @InjectConfig() private readonly config: { jobs: JobsConfig },
   ) {

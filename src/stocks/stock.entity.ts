@@ -2,7 +2,7 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDa
 
 export type MarketType = 'Y' | 'K';
 
-/** A listed company of the main (Y) or second (K) board: the stock master. Written only by Stocks. */
+/** A listed company of the main (Y) or second (K) board: the stock master. Written only by StocksRepository. */
 @Entity('stocks')
 @Check('ck_stocks_market_type', `market_type IN ('Y', 'K')`)
 @Index('ix_stocks_stock_code', ['stockCode'])

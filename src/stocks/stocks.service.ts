@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Clock } from '../common/clock';
 import { kstDate } from '../common/korea-time';
-import { DisclosureStore } from '../disclosures/disclosure-store';
+import { DisclosuresRepository } from '../disclosures/disclosures.repository';
 import { FleetSignals } from '../fleet/fleet-signals';
 import type { ActiveStockView, StockView } from './stock.view';
-import { Stocks } from './stocks';
+import { StocksRepository } from './stocks.repository';
 
 /** The specification's second, in-handler cache of search results. */
 const SEARCH_CACHE_TTL_MS = 10 * 60 * 1000;
@@ -16,8 +16,8 @@ export class StocksService {
   private readonly searchCache: LRUCache<string, StockView[]>;
 
   constructor(
-    private readonly stocks: Stocks,
-    private readonly disclosures: DisclosureStore,
+    private readonly stocks: StocksRepository,
+    private readonly disclosures: DisclosuresRepository,
     private readonly clock: Clock,
     private readonly signals: FleetSignals,
   ) {
@@ -25,7 +25,7 @@ export class StocksService {
     signals.on('stock-master', () => this.searchCache.clear());
   }
 
-  /** The stock master's search (Stocks.search), cached per lower-cased text. */
+  /** The stock master's search (StocksRepository.search), cached per lower-cased text. */
   async search(query: string): Promise<StockView[]> {
     const text = query.trim();
     if (text === '') return [];

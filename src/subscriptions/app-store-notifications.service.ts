@@ -5,8 +5,8 @@ import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import type { ResponseBodyV2DecodedPayload } from '@apple/app-store-server-library';
 import { AppStoreClient, AppStoreInvalidError, AppStoreUnavailableError, appleState } from './stores/app-store.client';
-import { StoreNotifications } from './store-notifications';
-import { StorePurchases } from './store-purchases';
+import { StoreNotificationsRepository } from './store-notifications.repository';
+import { StorePurchasesRepository } from './store-purchases.repository';
 import type { StoreEnvironment, StoreState } from './stores/store-state';
 import { SubscriptionsService } from './subscriptions.service';
 
@@ -46,9 +46,9 @@ export class AppStoreNotificationsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(AppStoreClient) private readonly appStore: AppStoreClient,
     private readonly subscriptions: SubscriptionsService,
-    private readonly purchases: StorePurchases,
+    private readonly purchases: StorePurchasesRepository,
     private readonly clock: Clock,
-    private readonly notifications: StoreNotifications,
+    private readonly notifications: StoreNotificationsRepository,
   ) {}
 
   async handle(body: { signedPayload?: unknown }): Promise<AppStoreNotificationOutcome> {

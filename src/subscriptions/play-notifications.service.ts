@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import { InjectConfig } from '../config/config.module';
-import { StoreNotifications } from './store-notifications';
+import { StoreNotificationsRepository } from './store-notifications.repository';
 import { GooglePlayClient, type PlaySubscription, playState } from './stores/google-play.client';
 import type { StoreState } from './stores/store-state';
 import type { SubscriptionsConfig } from './subscriptions.config';
@@ -52,7 +52,7 @@ export class PlayNotificationsService {
     @Inject(GooglePlayClient) private readonly play: GooglePlayClient,
     private readonly subscriptions: SubscriptionsService,
     private readonly clock: Clock,
-    private readonly notifications: StoreNotifications,
+    private readonly notifications: StoreNotificationsRepository,
   ) {}
 
   async handle(push: PubSubPush): Promise<PlayNotificationOutcome> {

@@ -3,7 +3,7 @@ import { UserEntity } from '../users/user.entity';
 
 /**
  * One store subscription (iOS original transaction, Android purchase token), who it
- * entitles, and the store's state of it as of `storeSignedAt`. Written only by StorePurchases.
+ * entitles, and the store's state of it as of `storeSignedAt`. Written only by StorePurchasesRepository.
  */
 @Entity('store_purchases')
 @Unique('uq_store_purchases_platform_ref', ['platform', 'storeRef'])
@@ -73,7 +73,7 @@ export class StorePurchaseEntity {
   updatedAt: Date;
 }
 
-/** A processed store notification; the unique key turns a redelivery into a no-op. Written only by StoreNotifications. */
+/** A processed store notification; the unique key turns a redelivery into a no-op. Written only by StoreNotificationsRepository. */
 @Entity('store_notifications')
 @Index('ix_store_notifications_received_at', ['receivedAt'])
 @Unique('uq_store_notifications_platform_id', ['platform', 'notificationId'])

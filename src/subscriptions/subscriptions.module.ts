@@ -12,8 +12,8 @@ import { StoreNotificationsController } from './store-notifications.controller';
 import { PubSubPushAuth } from './stores/pubsub-push-auth';
 import type { SubscriptionsConfig } from './subscriptions.config';
 import { SubscriptionsController } from './subscriptions.controller';
-import { StoreNotifications } from './store-notifications';
-import { StorePurchases } from './store-purchases';
+import { StoreNotificationsRepository } from './store-notifications.repository';
+import { StorePurchasesRepository } from './store-purchases.repository';
 import { SubscriptionsService } from './subscriptions.service';
 import { TierTransitions } from './tier-transitions';
 import { UsersModule } from '../users/users.module';
@@ -26,8 +26,8 @@ import { StoreNotificationEntity, StorePurchaseEntity } from './store-purchase.e
   providers: [
     TierTransitions,
     OperatorTierService,
-    StorePurchases,
-    StoreNotifications,
+    StorePurchasesRepository,
+    StoreNotificationsRepository,
     SubscriptionsService,
     PlayNotificationsService,
     AppStoreNotificationsService,
@@ -50,6 +50,6 @@ import { StoreNotificationEntity, StorePurchaseEntity } from './store-purchase.e
         new AppStoreClient(config.subscriptions.apple, metrics.upstreamListener('app_store')),
     },
   ],
-  exports: [TierTransitions, StoreNotifications],
+  exports: [TierTransitions, StoreNotificationsRepository],
 })
 export class SubscriptionsModule {}

@@ -7,7 +7,7 @@ import { InjectConfig } from '../config/config.module';
 import type { VerifySubscriptionRequest, VerifySubscriptionResponse } from './dto/subscription.dto';
 import { AppStoreClient, AppStoreInvalidError } from './stores/app-store.client';
 import { GooglePlayClient, PlayPurchaseInvalidError, playState } from './stores/google-play.client';
-import { type LockedPurchase, StorePurchases } from './store-purchases';
+import { type LockedPurchase, StorePurchasesRepository } from './store-purchases.repository';
 import type { StoreState } from './stores/store-state';
 import type { SubscriptionsConfig } from './subscriptions.config';
 import { type Entitlement, type StorePlatform, TierTransitions } from './tier-transitions';
@@ -36,7 +36,7 @@ export class SubscriptionsService {
     @InjectConfig() private readonly config: { subscriptions: SubscriptionsConfig },
     private readonly clock: Clock,
     private readonly transitions: TierTransitions,
-    private readonly purchases: StorePurchases,
+    private readonly purchases: StorePurchasesRepository,
     @Inject(GooglePlayClient) private readonly play: GooglePlayClient,
     @Inject(AppStoreClient) private readonly appStore: AppStoreClient,
   ) {}

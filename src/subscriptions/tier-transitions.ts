@@ -5,7 +5,7 @@ import { InjectConfig } from '../config/config.module';
 import { activeTier } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
 import { type PremiumColumns, UsersRepository } from '../users/users.repository';
-import { type PurchaseInForce, StorePurchases } from './store-purchases';
+import { type PurchaseInForce, StorePurchasesRepository } from './store-purchases.repository';
 import type { SubscriptionsConfig } from './subscriptions.config';
 
 export type StorePlatform = 'ios' | 'android';
@@ -48,7 +48,7 @@ export class TierTransitions {
   constructor(
     private readonly clock: Clock,
     private readonly users: UsersRepository,
-    private readonly purchases: StorePurchases,
+    private readonly purchases: StorePurchasesRepository,
     @InjectConfig() private readonly config: { subscriptions: SubscriptionsConfig },
   ) {}
 

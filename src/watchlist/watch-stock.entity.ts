@@ -3,7 +3,7 @@ import type { ImpactLevel } from '../analysis/analyzers/analysis-result.schema';
 import type { ReportType } from '../disclosures/report-type';
 import { UserEntity } from '../users/user.entity';
 
-/** A company on a user's watchlist; name and stock code are copied from the stock master when added. Written only by WatchEntries. */
+/** A company on a user's watchlist; name and stock code are copied from the stock master when added. Written only by WatchStocksRepository. */
 @Entity('watch_stocks')
 @Unique('uq_watch_stocks_user_corp', ['userId', 'corpCode'])
 @Check(

@@ -4,7 +4,7 @@ import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { CorpCodePipe } from '../common/http/path-parameter.pipes';
 import { AddWatchRequest, SetNotifyRequest, WatchEntryView, WatchlistCapacityResponse, WatchlistFullErrorBody } from './dto/watchlist.dto';
-import { DisclosureStore } from '../disclosures/disclosure-store';
+import { DisclosuresRepository } from '../disclosures/disclosures.repository';
 import { DisclosureView } from '../disclosures/disclosure.view';
 import { ReceiptCursorQuery } from '../common/paging/paging';
 import { AppError } from '../common/errors/app-error';
@@ -20,7 +20,7 @@ const CORP_CODE_PARAM = { name: 'corpCode', example: '00126380', description: 'C
 export class WatchlistController {
   constructor(
     private readonly watchlist: WatchlistService,
-    private readonly disclosures: DisclosureStore,
+    private readonly disclosures: DisclosuresRepository,
   ) {}
 
   @Get()

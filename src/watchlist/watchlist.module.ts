@@ -6,7 +6,7 @@ import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { UsersModule } from '../users/users.module';
 import { DowngradeCleanupInterceptor } from './downgrade-cleanup.interceptor';
 import { DowngradeCleanupService } from './downgrade-cleanup.service';
-import { WatchEntries } from './watch-entries';
+import { WatchStocksRepository } from './watch-stocks.repository';
 import { WatchlistController } from './watchlist.controller';
 import { WatchlistService } from './watchlist.service';
 import { WatchStockEntity } from './watch-stock.entity';
@@ -15,7 +15,7 @@ import { WatchStockEntity } from './watch-stock.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([WatchStockEntity]), SubscriptionsModule, UsersModule, StocksModule, DisclosuresModule],
   controllers: [WatchlistController],
-  providers: [WatchEntries, WatchlistService, DowngradeCleanupService, DowngradeCleanupInterceptor],
+  providers: [WatchStocksRepository, WatchlistService, DowngradeCleanupService, DowngradeCleanupInterceptor],
   exports: [WatchlistService],
 })
 export class WatchlistModule {}

@@ -3,11 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
-import { Stocks } from '../stocks/stocks';
+import { StocksRepository } from '../stocks/stocks.repository';
 import { activeTier, WATCHLIST_CAPACITY } from '../users/active-tier';
 import type { PremiumTier } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
-import { type NotifySettings, WatchEntries, type WatchRow } from './watch-entries';
+import { type NotifySettings, WatchStocksRepository, type WatchRow } from './watch-stocks.repository';
 
 /** A watch entry as answered: the row of `watch_stocks`, `created_at` in RFC 3339 UTC. */
 export type WatchEntry = Omit<WatchRow, 'created_at'> & { created_at: string };
@@ -30,8 +30,8 @@ export class WatchlistService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly users: UsersRepository,
-    private readonly entries: WatchEntries,
-    private readonly stocks: Stocks,
+    private readonly entries: WatchStocksRepository,
+    private readonly stocks: StocksRepository,
   ) {}
 
   /** The user's entries, newest first. */

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { AnalysisQueue } from '../../src/analysis/analysis-queue';
+import { AnalysesRepository } from '../../src/analysis/analyses.repository';
 import { AnalysisSchedulerService } from '../../src/analysis/analysis-scheduler.service';
 import { validAnswer } from '../../local/doubles/analysis-answers';
 import { chatCompletion, type ModelServerDouble, startModelServerDouble } from '../../local/doubles/model-server-double';
@@ -19,7 +19,7 @@ describe('analyses and the reveal economy', () => {
   let model: ModelServerDouble;
   let t: SandboxedApp;
   let scheduler: AnalysisSchedulerService;
-  let queue: AnalysisQueue;
+  let queue: AnalysesRepository;
   let serial = 0;
 
   beforeAll(async () => {
@@ -40,7 +40,7 @@ describe('analyses and the reveal economy', () => {
       },
     });
     scheduler = t.app.get(AnalysisSchedulerService);
-    queue = t.app.get(AnalysisQueue);
+    queue = t.app.get(AnalysesRepository);
   });
   afterAll(async () => {
     await t?.close();

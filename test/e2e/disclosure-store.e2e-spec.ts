@@ -1,15 +1,15 @@
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
-import { DisclosureStore } from '../../src/disclosures/disclosure-store';
+import { DisclosuresRepository } from '../../src/disclosures/disclosures.repository';
 import { FEED_LIMITS } from '../../src/disclosures/dto/list-disclosures.dto';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /** How PostgreSQL runs the feed statements, on a pool of one connection so that its prepared statements can be read. */
-describe('DisclosureStore feed statements', () => {
+describe('DisclosuresRepository feed statements', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
-  let store: DisclosureStore;
+  let store: DisclosuresRepository;
 
   const preparedStatements = async () =>
     new Map(
@@ -24,7 +24,7 @@ describe('DisclosureStore feed statements', () => {
     database = await createTestDatabase();
     dataSource = new DataSource(buildDataSourceOptions(database.url, 1));
     await dataSource.initialize();
-    store = new DisclosureStore(dataSource);
+    store = new DisclosuresRepository(dataSource);
     const filings: DartFiling[] = Array.from({ length: 30 }, (_, i) => ({
       rcept_no: `202611200${String(i).padStart(5, '0')}`,
       corp_code: `0012638${i % 3}`,

@@ -53,7 +53,7 @@ describe('background work in the log', () => {
 
     const requestLines = lines.filter((line) => line.reqId === 'the-start-request');
     expect(requestLines.length).toBeGreaterThan(0);
-    const runLines = lines.filter((line) => line.context === 'JobRuns:backfill');
+    const runLines = lines.filter((line) => line.context === 'JobRunsRepository:backfill');
     const [{ id: runId }] = await t.dataSource.query<{ id: number }[]>("SELECT id FROM job_runs WHERE kind = 'backfill'");
     expect(runLines.map((line) => line.msg)).toEqual(
       expect.arrayContaining([`backfill run ${runId} started`, expect.stringMatching(new RegExp(`^backfill run ${runId} completed`))]),

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { JobRuns } from '../../src/jobs/runs/job-runs';
+import { JobRunsRepository } from '../../src/jobs/runs/job-runs.repository';
 import { type DartSandbox, startDartSandbox } from '../../local/dart-sandbox/dart-sandbox';
 import { FakeClock } from '../support/fake-clock';
 import { ADMIN_KEY, eventually, sandboxEnv } from '../support/sandboxed-app';
@@ -59,13 +59,13 @@ describe('job runs across the fleet', () => {
   const admin = (app: TestApp, method: 'get' | 'post', path: string) =>
     request(app.http)[method](`/api/v1/admin/${path}`).set('X-Admin-Key', ADMIN_KEY);
   const statusOf = async (app: TestApp, path: 'backfill/status' | 'stocks/sync/status') => (await admin(app, 'get', path).expect(200)).body;
-  /** The instance whose JobRuns executes the running run of `kind`. */
+  /** The instance whose JobRunsRepository executes the running run of `kind`. */
   async function executorOf(apps: TestApp[], kind: string): Promise<TestApp> {
     const runBy = await eventually(async () => {
       const [row] = await apps[0].dataSource.query("SELECT run_by FROM job_runs WHERE kind = $1 AND status = 'running'", [kind]);
       return row?.run_by as string | undefined;
     });
-    const executor = apps.find((app) => app.app.get(JobRuns).instanceId === runBy);
+    const executor = apps.find((app) => app.app.get(JobRunsRepository).instanceId === runBy);
     if (!executor) throw new Error(`run_by ${runBy} is none of the instances`);
     return executor;
   }
@@ -225,7 +225,7 @@ describe('job runs across the fleet', () => {
     expect(done.saved).toBeLessThanOrEqual(upstream.length);
     expect(await count(running[0], 'SELECT count(*) AS n FROM disclosures')).toBe(upstream.length);
     const [row] = await running[0].dataSource.query("SELECT run_by FROM job_runs WHERE kind = 'backfill' ORDER BY id DESC LIMIT 1");
-    expect(running.map((app) => app.app.get(JobRuns).instanceId)).toContain(row.run_by);
+    expect(running.map((app) => app.app.get(JobRunsRepository).instanceId)).toContain(row.run_by);
   });
 });
 

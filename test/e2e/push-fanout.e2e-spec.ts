@@ -4,7 +4,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { DisclosureIngestService } from '../../src/disclosures/disclosure-ingest.service';
 import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monitor.service';
-import { PushDeliveryQueue } from '../../src/push/push-delivery-queue';
+import { PushDeliveriesRepository } from '../../src/push/push-deliveries.repository';
 import { PushDispatcher } from '../../src/push/push-dispatcher';
 import { type PushMessage, PushSender, type PushSendResult } from '../../src/push/push-sender';
 import { PushSenderDouble } from '../../local/doubles/push-sender-double';
@@ -427,7 +427,7 @@ describe('new-filing push across restarts and instances', () => {
       "SELECT ctid::text AS ref, fcm_token FROM push_deliveries WHERE rcept_no = $1 AND status = 'ABANDONED' LIMIT 1",
       [filing.rcept_no],
     );
-    const late = await b.app.get(PushDeliveryQueue).record(deadWorker, [
+    const late = await b.app.get(PushDeliveriesRepository).record(deadWorker, [
       {
         ref: abandoned.ref,
         rceptNo: filing.rcept_no,
@@ -521,7 +521,7 @@ describe('new-filing push across restarts and instances', () => {
     };
     await stepped.app.get(DisclosureIngestService).saveNew([filing], 'monitor');
 
-    const queue = stepped.app.get(PushDeliveryQueue);
+    const queue = stepped.app.get(PushDeliveriesRepository);
     expect(await queue.expandNext(true)).toEqual({ rceptNo: filing.rcept_no, deliveries: 14, held: 0, done: false });
     expect(await queue.expandNext(true)).toEqual({ rceptNo: filing.rcept_no, deliveries: 14, held: 0, done: false });
     const [progress] = await stepped.dataSource.query<{ status: string; deliveries: number; expanded_through_user: number }[]>(

@@ -23,8 +23,8 @@ export function queueOnlyJobScheduler(clock: Clock = new FakeClock()): JobSchedu
     unreachable('config'),
     unreachable('SingletonJobs'),
     unreachable('InstanceIdentity'),
-    unreachable('JobStates'),
-    unreachable('JobRuns'),
+    unreachable('JobStatesRepository'),
+    unreachable('JobRunsRepository'),
     unreachable('SchedulerRegistry'),
     clock,
   );

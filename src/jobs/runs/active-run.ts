@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import type { JobRun, JobRunProgress, JobRuns } from './job-runs';
+import type { JobRun, JobRunProgress, JobRunsRepository } from './job-runs.repository';
 
 /** How often progress (and with it the executor's heartbeat, `updated_at`) is written. */
 export const PROGRESS_WRITE_MS = 1_000;
@@ -44,7 +44,7 @@ export class ActiveRun {
 
   constructor(
     row: JobRun,
-    private readonly jobRuns: JobRuns,
+    private readonly jobRuns: JobRunsRepository,
     private readonly logger: Pick<LoggerService, 'log' | 'warn'>,
     private readonly progressLogMs: number,
   ) {

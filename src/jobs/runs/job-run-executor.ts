@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { runAsJob } from '../../logging/job-context';
 import { ActiveRun, PROGRESS_WRITE_MS, RunStopped } from './active-run';
 import type { JobRunKind } from './job-run.entity';
-import type { JobRuns } from './job-runs';
+import type { JobRunsRepository } from './job-runs.repository';
 
 /** How often the leader looks for a run nobody executes (started on another instance, or orphaned). */
 export const PICK_UP_INTERVAL_MS = 1_000;
@@ -30,7 +30,7 @@ export class JobRunExecutor {
 
   constructor(
     private readonly kind: JobRunKind,
-    private readonly jobRuns: JobRuns,
+    private readonly jobRuns: JobRunsRepository,
     private readonly work: JobRunWork,
     timing: {
       /** LEADER_TAKEOVER_MS: a run whose executor wrote nothing for this long (at least 5 progress writes) is taken over. */
@@ -39,7 +39,7 @@ export class JobRunExecutor {
       progressLogMs: number;
     },
   ) {
-    this.logger = new Logger(`JobRuns:${kind}`);
+    this.logger = new Logger(`JobRunsRepository:${kind}`);
     // Never less than a few missed heartbeats: a slow write must not look like a dead instance.
     this.staleMs = Math.max(timing.leaderTakeoverMs, 5 * PROGRESS_WRITE_MS);
     this.progressLogMs = timing.progressLogMs;

@@ -1,5 +1,5 @@
 import { describeRun, IDLE_RUN } from './job-run-status';
-import type { JobRun } from './job-runs';
+import type { JobRun } from './job-runs.repository';
 
 const run = (overrides: Partial<JobRun>): JobRun => ({
   id: 1,

@@ -1,4 +1,4 @@
-import type { JobRun } from './job-runs';
+import type { JobRun } from './job-runs.repository';
 
 /** The fields every run status shows, in the admin API's snake_case. */
 export interface JobRunStatusFields {

@@ -6,7 +6,7 @@ export type JobRunStatus = 'running' | 'completed' | 'failed';
 
 /**
  * One backfill or stock sync, from its start request to its end, with the progress
- * and the checkpoint it resumes from. Written only by JobRuns.
+ * and the checkpoint it resumes from. Written only by JobRunsRepository.
  */
 @Entity('job_runs')
 @Check('ck_job_runs_kind', `kind IN ('backfill', 'stock-sync')`)

@@ -1,4 +1,4 @@
-import { planOutcome } from './push-delivery-queue';
+import { planOutcome } from './push-deliveries.repository';
 
 describe('planOutcome', () => {
   const policy = { maxAttempts: 4, retryBaseMs: 10_000 };

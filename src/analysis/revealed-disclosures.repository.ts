@@ -7,7 +7,7 @@ import type { EntityManager } from 'typeorm';
  * records it in the transaction that charges the quota, and reads it in `meta`.
  */
 @Injectable()
-export class RevealedDisclosures {
+export class RevealedDisclosuresRepository {
   /** Records the reveal; false when the user had already revealed the filing (the primary key decides, also between concurrent reveals). */
   async record(manager: EntityManager, userId: number, rceptNo: string): Promise<boolean> {
     const inserted = await manager.query<unknown[]>(

@@ -10,7 +10,7 @@ import type { StorePlatform } from './tier-transitions';
  * notification so that a redelivery is recognised and ignored.
  */
 @Injectable()
-export class StoreNotifications {
+export class StoreNotificationsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Records the notification in the caller's transaction; false when it was recorded before (the unique key decides). */

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { DisclosureStore } from '../../src/disclosures/disclosure-store';
+import { DisclosuresRepository } from '../../src/disclosures/disclosures.repository';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { createUser } from '../support/fixtures';
 import { useOwnerDatabase } from '../support/owner-database';
@@ -21,20 +21,20 @@ function filing(day: string, serial: number, corpCode: string, fields: Partial<D
 }
 
 /** Stores `filings` as the ingest does: one call, in a transaction of its own. */
-const ingest = (dataSource: DataSource, store: DisclosureStore, filings: DartFiling[]) =>
+const ingest = (dataSource: DataSource, store: DisclosuresRepository, filings: DartFiling[]) =>
   dataSource.transaction((manager) => store.insertNew(manager, filings));
 
 /**
- * DisclosureStore, owner of table disclosures: what the ingest relies on when several
+ * DisclosuresRepository, owner of table disclosures: what the ingest relies on when several
  * instances store overlapping pages, and the watched feed's cursor over rows the ingest
  * wrote (one batch shares its transaction's creation time, to the microsecond).
  */
-describe('DisclosureStore', () => {
+describe('DisclosuresRepository', () => {
   const db = useOwnerDatabase();
-  let store: DisclosureStore;
+  let store: DisclosuresRepository;
 
   beforeAll(() => {
-    store = new DisclosureStore(db.dataSource);
+    store = new DisclosuresRepository(db.dataSource);
   });
 
   describe('insertNew', () => {
@@ -42,7 +42,7 @@ describe('DisclosureStore', () => {
       const otherPool = await db.openPool();
       const instances = [
         { pool: db.dataSource, store },
-        { pool: otherPool, store: new DisclosureStore(otherPool) },
+        { pool: otherPool, store: new DisclosuresRepository(otherPool) },
       ];
       const day = '20261102';
       const all = Array.from({ length: 60 }, (_, i) => filing(day, 60 - i, '10000001'));

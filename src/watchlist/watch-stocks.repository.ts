@@ -35,7 +35,7 @@ const NEWEST_FIRST = 'created_at DESC, id DESC';
  * row lock (UsersRepository.lockPremium). The push fan-out reads the table in a join.
  */
 @Injectable()
-export class WatchEntries {
+export class WatchStocksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** The user's entries, newest first. */

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { StoreState } from '../../src/subscriptions/stores/store-state';
-import { StorePurchases } from '../../src/subscriptions/store-purchases';
+import { StorePurchasesRepository } from '../../src/subscriptions/store-purchases.repository';
 import { createUser } from '../support/fixtures';
 import { untilLockWaiters } from '../support/lock-waits';
 import { holdTransaction, useOwnerDatabase } from '../support/owner-database';
@@ -26,19 +26,19 @@ function stateAt(signedAt: Date, fields: Partial<StoreState> = {}): StoreState {
 }
 
 /**
- * StorePurchases, owner of table store_purchases: one row per store subscription, however
+ * StorePurchasesRepository, owner of table store_purchases: one row per store subscription, however
  * many verifies and notifications of it arrive at once, which take turns on its row lock.
  */
-describe('StorePurchases', () => {
+describe('StorePurchasesRepository', () => {
   const db = useOwnerDatabase();
   let pools: DataSource[];
-  let purchases: StorePurchases;
+  let purchases: StorePurchasesRepository;
   let serial = 0;
   const nextRef = () => `purchase-token-${++serial}`;
 
   beforeAll(async () => {
     pools = [db.dataSource, await db.openPool()];
-    purchases = new StorePurchases(db.dataSource);
+    purchases = new StorePurchasesRepository(db.dataSource);
   });
 
   const rowOf = async (storeRef: string) =>

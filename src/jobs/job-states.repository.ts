@@ -24,7 +24,7 @@ const ERROR_TEXT_MAX = 500;
  * instances reporting one queue never take a state back.
  */
 @Injectable()
-export class JobStates {
+export class JobStatesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async started(name: string, instanceId: string, at: Date): Promise<void> {

@@ -97,7 +97,7 @@ const SUMMARISED_COMPANIES_STATEMENT = preparedStatement(
  * and ix_analyses_summarised: keep their shape when changing them (docs/benchmarks.md).
  */
 @Injectable()
-export class DisclosureStore {
+export class DisclosuresRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**

@@ -15,7 +15,7 @@ export interface QuotaUsageRow {
  * requests can never pass the limit. The rules (week, limit per tier) live in QuotaService.
  */
 @Injectable()
-export class QuotaStore {
+export class QuotaUsageRepository {
   /** Creates the user's row for the week, or resets it (to 0, also from below 0) when its stored week is another. */
   async startWeek(manager: EntityManager, userId: number, weekStart: Date): Promise<void> {
     await manager.query(

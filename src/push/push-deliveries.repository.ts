@@ -7,10 +7,10 @@ import { maxBackoffMs } from '../jobs/job-catalog';
 import { InjectConfig } from '../config/config.module';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { deleteOlderThan } from '../database/delete-in-batches';
-import { PushTokens } from '../push-tokens/push-tokens';
+import { PushTokensRepository } from '../push-tokens/push-tokens.repository';
 import { filingFilterKeys } from '../watchlist/notify-filters';
 import { digestText, type FilingNotice, type NotificationText } from './new-filing-message';
-import { PushOutbox } from './push-outbox';
+import { PushFanoutsRepository } from './push-fanouts.repository';
 import type { PushSendResult } from './push-sender';
 import type { PushConfig } from './push.config';
 import { quietWindowEndSql } from './quiet-hours';
@@ -93,20 +93,20 @@ export function planOutcome(
 
 /**
  * Owner of table push_deliveries: the only writer. The delivery queue, shared by
- * every instance. A fan-out of the outbox (PushOutbox) is expanded into one delivery
+ * every instance. A fan-out of the outbox (PushFanoutsRepository) is expanded into one delivery
  * per (filing, token) by a single INSERT … SELECT in the database; deliveries are claimed in batches with
  * `FOR UPDATE SKIP LOCKED` under a lease and finished only while that lease is held.
  * The primary key (rcept_no, fcm_token) makes a second delivery of a filing to a token
  * impossible, and a delivery whose lease expired while SENDING is ABANDONED, never resent.
  */
 @Injectable()
-export class PushDeliveryQueue {
+export class PushDeliveriesRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectConfig() private readonly config: PushConfig,
     private readonly clock: Clock,
-    private readonly pushTokens: PushTokens,
-    private readonly outbox: PushOutbox,
+    private readonly pushTokens: PushTokensRepository,
+    private readonly outbox: PushFanoutsRepository,
   ) {}
 
   /**

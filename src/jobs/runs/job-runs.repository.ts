@@ -44,7 +44,7 @@ const COLUMNS = `id, kind, status, params, phase, total, processed, failed, coun
  * fenced by `run_by`: an instance that lost a run (it was taken over) changes nothing.
  */
 @Injectable()
-export class JobRuns {
+export class JobRunsRepository {
   /** This instance, as `run_by` names it. */
   readonly instanceId = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(3).toString('hex')}`;
 

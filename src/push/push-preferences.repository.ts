@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { PushDeliveryQueue } from './push-delivery-queue';
+import { PushDeliveriesRepository } from './push-deliveries.repository';
 import type { QuietHours } from './quiet-hours';
 
 /**
  * Owner of table push_preferences: the only writer. A user's quiet hours; the fan-out
- * reads them in its join to hold what falls in the window (PushDeliveryQueue).
+ * reads them in its join to hold what falls in the window (PushDeliveriesRepository).
  */
 @Injectable()
-export class PushPreferences {
+export class PushPreferencesRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly deliveries: PushDeliveryQueue,
+    private readonly deliveries: PushDeliveriesRepository,
   ) {}
 
   async quietHours(userId: number): Promise<QuietHours | null> {

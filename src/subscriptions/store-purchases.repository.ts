@@ -26,7 +26,7 @@ export interface PurchaseInForce {
  * state in the caller's transaction, under the row lock `lock` takes.
  */
 @Injectable()
-export class StorePurchases {
+export class StorePurchasesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**

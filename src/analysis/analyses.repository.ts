@@ -45,7 +45,7 @@ export interface CompletedAnalysis {
  */
 @NewFilingsStep()
 @Injectable()
-export class AnalysisQueue implements NewFilingsStepHandler {
+export class AnalysesRepository implements NewFilingsStepHandler {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectConfig() private readonly config: { ai: AnalysisConfig },
@@ -208,7 +208,7 @@ export class AnalysisQueue implements NewFilingsStepHandler {
 
   /**
    * The analysis of a filing and whether `viewerId` revealed it (revealed_disclosures,
-   * written by RevealedDisclosures), in one statement; undefined when the filing does not exist.
+   * written by RevealedDisclosuresRepository), in one statement; undefined when the filing does not exist.
    */
   async findForViewer(rceptNo: string, viewerId: number | null): Promise<(StoredAnalysis & { revealed: boolean }) | undefined> {
     const [row] = await this.dataSource.query<(StoredAnalysis & { revealed: boolean })[]>(

@@ -9,7 +9,7 @@ import { deleteOlderThan } from '../database/delete-in-batches';
  * number of identical callbacks grant.
  */
 @Injectable()
-export class AdRewardTransactions {
+export class AdRewardTransactionsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Forgets transactions granted before `cutoff`: a callback older than an hour is refused as expired anyway. */

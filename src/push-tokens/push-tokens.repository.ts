@@ -9,7 +9,7 @@ import { type PushPlatform, PushTokenEntity } from './push-token.entity';
  * and removes the tokens FCM reports unregistered through `removeUnregistered`.
  */
 @Injectable()
-export class PushTokens {
+export class PushTokensRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**

@@ -16,13 +16,13 @@ export interface TakenFanout {
 /**
  * Owner of table push_fanouts: the only writer. The push outbox: the disclosure
  * ingest adds a row per new filing in the filing's own transaction (so no
- * announcement is lost to a crash), and PushDeliveryQueue takes the oldest pending
+ * announcement is lost to a crash), and PushDeliveriesRepository takes the oldest pending
  * one, a few thousand watchers per transaction, each step recorded in the transaction
  * that creates its deliveries, and marks it EXPANDED with the last.
  */
 @NewFilingsStep()
 @Injectable()
-export class PushOutbox implements NewFilingsStepHandler {
+export class PushFanoutsRepository implements NewFilingsStepHandler {
   /** The ingest's step: the news among the new filings is queued for announcement, with the filings, so none is lost to a crash. */
   async onFilingsStored(manager: EntityManager, { news }: StoredFilings): Promise<void> {
     await this.add(manager, news);

@@ -1,18 +1,18 @@
-import { PushTokens } from '../../src/push-tokens/push-tokens';
+import { PushTokensRepository } from '../../src/push-tokens/push-tokens.repository';
 import { UsersRepository } from '../../src/users/users.repository';
-import { WatchEntries } from '../../src/watchlist/watch-entries';
+import { WatchStocksRepository } from '../../src/watchlist/watch-stocks.repository';
 import { createUser } from '../support/fixtures';
 import { eventually } from '../support/eventually';
 import { lockWaiters, untilLockWaiters } from '../support/lock-waits';
 import { holdTransaction, useOwnerDatabase } from '../support/owner-database';
 
 /**
- * WatchEntries, owner of table watch_stocks, and the user's row lock (UsersRepository.lockPremium)
+ * WatchStocksRepository, owner of table watch_stocks, and the user's row lock (UsersRepository.lockPremium)
  * the capacity rule takes before it counts and inserts: what WatchlistService builds on.
  */
-describe('WatchEntries', () => {
+describe('WatchStocksRepository', () => {
   const db = useOwnerDatabase();
-  let entries: WatchEntries;
+  let entries: WatchStocksRepository;
   let users: UsersRepository;
   let serial = 0;
   const nextCorp = () => `3${String(++serial).padStart(7, '0')}`;
@@ -20,7 +20,7 @@ describe('WatchEntries', () => {
   const corpsOf = async (userId: number) => (await entries.list(userId)).map((row) => row.corp_code);
 
   beforeAll(() => {
-    entries = new WatchEntries(db.dataSource);
+    entries = new WatchStocksRepository(db.dataSource);
     users = new UsersRepository(db.dataSource);
   });
 
@@ -133,7 +133,9 @@ describe('WatchEntries', () => {
       const held = holdTransaction(db.dataSource, (manager) => users.lockPremium(manager, userId));
       expect(await held.done).toMatchObject({ premium_tier: 'none' });
       let registered = false;
-      const register = new PushTokens(db.dataSource).register(userId, `token-of-${userId}`, 'android').then(() => (registered = true));
+      const register = new PushTokensRepository(db.dataSource)
+        .register(userId, `token-of-${userId}`, 'android')
+        .then(() => (registered = true));
       try {
         // Whichever comes first: the insert is done, or it waits on a lock.
         await eventually(async () => registered || (await lockWaiters(db.dataSource)) > 0);

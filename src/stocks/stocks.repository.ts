@@ -26,7 +26,7 @@ const SEARCH_STATEMENT = preparedStatement(
  * read by the search and by the watchlist (a company is added with its name and code).
  */
 @Injectable()
-export class Stocks {
+export class StocksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**

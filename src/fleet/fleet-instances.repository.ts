@@ -39,8 +39,8 @@ export interface FleetInstance {
  * them at most one heartbeat.
  */
 @Injectable()
-export class FleetInstances implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(FleetInstances.name);
+export class FleetInstancesRepository implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(FleetInstancesRepository.name);
   private readonly intervalMs: number;
   private readonly liveWithinMs: number;
   private timer?: NodeJS.Timeout;

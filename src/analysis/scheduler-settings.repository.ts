@@ -8,7 +8,7 @@ import { DataSource } from 'typeorm';
  * it outlives every restart.
  */
 @Injectable()
-export class SchedulerSettings {
+export class SchedulerSettingsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** true: paused, false: running, null: never set (each instance follows ANALYSIS_SCHEDULER_AUTO_START). */

@@ -6,11 +6,11 @@ import { CorpCodeEntity } from './corp-code.entity';
 
 /**
  * Owner of table corp_codes: the only writer. Every entry of the disclosure system's
- * corpCode.xml, kept by the stock sync; the company reads (CompanyStore) join it to
+ * corpCode.xml, kept by the stock sync; the company reads (CompaniesRepository) join it to
  * spend the disclosure-system budget only on known codes.
  */
 @Injectable()
-export class CorpCodes {
+export class CorpCodesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Inserts or updates a batch of corpCode.xml entries; an unchanged entry is not rewritten. */

@@ -23,7 +23,7 @@ const FIND_STATEMENT = preparedStatement(
 
 /** Owner of table companies: the only writer. company.json answers, stored on first read and refreshed when stale. */
 @Injectable()
-export class CompanyStore {
+export class CompaniesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** One statement: whether the code is known, and the stored answer if any. */

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { RevealedDisclosures } from '../../src/analysis/revealed-disclosures';
-import { QuotaStore } from '../../src/quota/quota-store';
+import { RevealedDisclosuresRepository } from '../../src/analysis/revealed-disclosures.repository';
+import { QuotaUsageRepository } from '../../src/quota/quota-usage.repository';
 import { createUser, insertFilings } from '../support/fixtures';
 import { useOwnerDatabase } from '../support/owner-database';
 
@@ -9,12 +9,12 @@ const NEXT_WEEK = new Date('2026-11-22T15:00:00Z');
 const LIMIT = 5;
 
 /**
- * QuotaStore, owner of table quota_usage: every change is one conditional statement in the
+ * QuotaUsageRepository, owner of table quota_usage: every change is one conditional statement in the
  * caller's transaction, so parallel requests, on one instance or several, never pass the limit.
  */
-describe('QuotaStore', () => {
+describe('QuotaUsageRepository', () => {
   const db = useOwnerDatabase();
-  const quota = new QuotaStore();
+  const quota = new QuotaUsageRepository();
   let pools: DataSource[];
 
   beforeAll(async () => {
@@ -92,7 +92,7 @@ describe('QuotaStore', () => {
   });
 
   describe('with the reveal record (AnalysisService.reveal: record, then charge a new record)', () => {
-    const reveals = new RevealedDisclosures();
+    const reveals = new RevealedDisclosuresRepository();
     let serial = 0;
 
     /** One reveal as AnalysisService does it, in a transaction; null when the quota was spent (rolled back). */
