@@ -8,8 +8,8 @@ export interface RecordedRequest {
   body: unknown;
 }
 
-/** What the double answers: a status and a JSON body, or nothing at all (a hung server). */
-export type ModelServerAnswer = { status: number; body: unknown } | 'hang';
+/** What the double answers: a status, a JSON body and extra headers (Retry-After), or nothing at all (a hung server). */
+export type ModelServerAnswer = { status: number; body: unknown; headers?: Record<string, string> } | 'hang';
 
 export interface ModelServerDouble {
   /** Base URL, e.g. http://127.0.0.1:40123 */
@@ -48,7 +48,7 @@ export async function startModelServerDouble(): Promise<ModelServerDouble> {
       void Promise.resolve(answer(request)).then((reply) => {
         // A hung server keeps the connection open until the client gives up.
         if (reply === 'hang' || res.destroyed) return;
-        res.writeHead(reply.status, { 'Content-Type': 'application/json' });
+        res.writeHead(reply.status, { ...reply.headers, 'Content-Type': 'application/json' });
         res.end(JSON.stringify(reply.body));
       });
     });

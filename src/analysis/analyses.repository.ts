@@ -14,7 +14,10 @@ import type { AnalyzerOutput } from './analyzers/analyzer';
 /** A claimed analysis, with what the worker needs to know about its filing. */
 export interface ClaimedAnalysis {
   rceptNo: string;
+  /** Attempts spent, this one included: claims, less those given back (outages, our own faults). */
   attempts: number;
+  /** Model outages in a row that postponed this analysis since the model last answered for it. */
+  outageFailures: number;
   corpName: string;
   reportName: string;
   rceptDt: string;
@@ -42,6 +45,11 @@ export interface CompletedAnalysis {
  * it under a lease, and finishes it only while it still owns that lease, so a
  * completed analysis is never overwritten and a lease left by a crashed worker is
  * taken over once it expires.
+ *
+ * A model outage spends no attempt: the analysis waits (`postponeForOutage`, counted in
+ * `outage_failures`) and is claimable again as soon as the model answers (`requeueAfterOutage`).
+ * Only answers that are not an analysis spend attempts, so UNAVAILABLE is for filings
+ * without a usable document and filings the model answered badly `maxAttempts` times.
  */
 @NewFilingsStep()
 @Injectable()
@@ -119,16 +127,16 @@ export class AnalysesRepository implements NewFilingsStepHandler {
     ];
     for (const [candidate, params] of candidates) {
       const [claimed] = await this.dataSource.query<
-        { rcept_no: string; attempts: number; corp_name: string; report_name: string; rcept_dt: string }[]
+        { rcept_no: string; attempts: number; outage_failures: number; corp_name: string; report_name: string; rcept_dt: string }[]
       >(
         `WITH next AS (${candidate}),
          claimed AS (
            UPDATE analyses a SET status = 'PROCESSING', attempts = a.attempts + 1, lease_owner = $1,
              lease_expires_at = now() + $2 * interval '1 millisecond', updated_at = now()
            FROM next WHERE a.rcept_no = next.rcept_no
-           RETURNING a.rcept_no, a.attempts
+           RETURNING a.rcept_no, a.attempts, a.outage_failures
          )
-         SELECT c.rcept_no, c.attempts, d.corp_name, d.report_name, d.rcept_dt
+         SELECT c.rcept_no, c.attempts, c.outage_failures, d.corp_name, d.report_name, d.rcept_dt
          FROM claimed c JOIN disclosures d ON d.rcept_no = c.rcept_no`,
         [worker, this.config.ai.leaseMs, ...params],
       );
@@ -136,6 +144,7 @@ export class AnalysesRepository implements NewFilingsStepHandler {
         return {
           rceptNo: claimed.rcept_no,
           attempts: claimed.attempts,
+          outageFailures: claimed.outage_failures,
           corpName: claimed.corp_name,
           reportName: claimed.report_name,
           rceptDt: claimed.rcept_dt,
@@ -151,7 +160,7 @@ export class AnalysesRepository implements NewFilingsStepHandler {
     return this.finish(
       `status = 'COMPLETED', one_liner = $3, result = $4, doc_length = $5, truncated = $6,
        provider = $7, model = $8, prompt_tokens = $9, completion_tokens = $10,
-       completed_at = $11, last_error = NULL`,
+       completed_at = $11, last_error = NULL, outage_failures = 0`,
       [
         worker,
         rceptNo,
@@ -168,13 +177,14 @@ export class AnalysesRepository implements NewFilingsStepHandler {
     );
   }
 
-  /** The filing can never be analysed (its document does not exist). */
+  /** The filing can never be analysed (no usable document, or the model's answers were bad every time): terminal. */
   async markUnavailable(worker: string, rceptNo: string, reason: string): Promise<boolean> {
-    return this.finish(`status = 'UNAVAILABLE', last_error = $3`, [worker, rceptNo, reason.slice(0, 1000)]);
+    return this.finish(`status = 'UNAVAILABLE', last_error = $3, outage_failures = 0`, [worker, rceptNo, reason.slice(0, 1000)]);
   }
 
   /**
-   * A failed attempt: back to PENDING after an exponential backoff, or UNAVAILABLE
+   * A failed attempt (the model answered, but not an analysis; a document that could not
+   * be fetched or read): back to PENDING after an exponential backoff, or UNAVAILABLE
    * once the attempts are spent. Returns the status the analysis ended in, or null
    * when the lease was lost.
    */
@@ -183,8 +193,41 @@ export class AnalysesRepository implements NewFilingsStepHandler {
       return (await this.markUnavailable(worker, job.rceptNo, reason)) ? 'UNAVAILABLE' : null;
     }
     const backoff = backoffMs(job.attempts, { baseMs: this.config.ai.retryBaseMs, maxMs: maxBackoffMs('analysis') });
-    const retried = await this.release(worker, job.rceptNo, backoff, reason, false);
+    const retried = await this.release(worker, job.rceptNo, backoff, reason, 'spent');
     return retried ? 'PENDING' : null;
+  }
+
+  /**
+   * The model could not be asked (429, 5xx, a timeout, no connection): back to PENDING
+   * without spending the attempt, after the wait the API asked for or an exponential
+   * backoff on this analysis' outages in a row. The wait ends early when the model
+   * answers again (`requeueAfterOutage`). False when the lease was lost.
+   */
+  async postponeForOutage(worker: string, job: ClaimedAnalysis, reason: string, retryAfterMs?: number): Promise<boolean> {
+    const maxMs = maxBackoffMs('analysis');
+    const delay =
+      retryAfterMs !== undefined
+        ? Math.min(retryAfterMs, maxMs)
+        : backoffMs(job.outageFailures + 1, { baseMs: this.config.ai.retryBaseMs, maxMs });
+    return this.release(worker, job.rceptNo, delay, reason, 'outage');
+  }
+
+  /**
+   * The model answers again: every analysis an outage postponed is claimable now, and
+   * every one an outage left UNAVAILABLE (before outages stopped spending attempts) is
+   * PENDING again with its attempts back. Returns how many were re-queued.
+   */
+  async requeueAfterOutage(): Promise<number> {
+    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
+      `WITH requeued AS (
+         UPDATE analyses SET status = 'PENDING', available_at = $1,
+           attempts = CASE WHEN status = 'UNAVAILABLE' THEN 0 ELSE attempts END, updated_at = now()
+         WHERE outage_failures > 0 AND (status = 'UNAVAILABLE' OR (status = 'PENDING' AND available_at > $1))
+         RETURNING 1
+       ) SELECT count(*)::int AS n FROM requeued`,
+      [this.clock.now()],
+    );
+    return n;
   }
 
   /**
@@ -193,7 +236,7 @@ export class AnalysesRepository implements NewFilingsStepHandler {
    * attempt is not counted, so a configuration problem cannot exhaust the queue.
    */
   async postpone(worker: string, rceptNo: string, delayMs: number, reason: string): Promise<boolean> {
-    return this.release(worker, rceptNo, delayMs, reason, true);
+    return this.release(worker, rceptNo, delayMs, reason, 'refund');
   }
 
   /** The analysis of a filing, in the caller's transaction; undefined when the filing does not exist. */
@@ -239,8 +282,18 @@ export class AnalysesRepository implements NewFilingsStepHandler {
     return n;
   }
 
-  private async release(worker: string, rceptNo: string, delayMs: number, reason: string, refundAttempt: boolean) {
-    return this.finish(`status = 'PENDING', available_at = $3, last_error = $4${refundAttempt ? ', attempts = attempts - 1' : ''}`, [
+  /**
+   * Back to PENDING until `delayMs` from now. `spent`: the attempt counts, and the model's
+   * outages in a row end; `refund`: it does not (our fault, not the filing's); `outage`: it
+   * does not, and the outage is counted.
+   */
+  private async release(worker: string, rceptNo: string, delayMs: number, reason: string, attempt: 'spent' | 'refund' | 'outage') {
+    const counts = {
+      spent: ', outage_failures = 0',
+      refund: ', attempts = attempts - 1',
+      outage: ', attempts = attempts - 1, outage_failures = outage_failures + 1',
+    }[attempt];
+    return this.finish(`status = 'PENDING', available_at = $3, last_error = $4${counts}`, [
       worker,
       rceptNo,
       new Date(this.clock.nowMs() + delayMs),

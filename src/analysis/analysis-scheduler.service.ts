@@ -1,5 +1,7 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import { Clock } from '../common/clock';
+import { maxBackoffMs } from '../jobs/job-catalog';
 import { JobScheduler } from '../jobs/job-scheduler';
 import type { WorkerPool } from '../jobs/worker-pool';
 import type { JobsConfig } from '../jobs/jobs.config';
@@ -17,10 +19,19 @@ import { Analyzer, AnalyzerError } from './analyzers/analyzer';
 import { DartClient } from '../upstream/dart/dart-client';
 import { analysisInput, withFactKeyFigures } from './brief/filing-brief';
 import { readFilingDocument } from './document/document-text';
+import { type ModelCallPermit, ModelCircuit } from './model-circuit';
 import { SchedulerSettingsRepository } from './scheduler-settings.repository';
 
 /** How long a job waits after a failure that is ours, not the filing's (bad keys). */
 const CONFIGURATION_RETRY_MS = 5 * 60_000;
+
+/** Outages in a row that stop the claims: one filing the model fails on alone does not. */
+const OUTAGE_THRESHOLD = 3;
+/** The longest pause between probes of a model that is out, when it gave no Retry-After: its return is seen within it. */
+const OUTAGE_PROBE_MAX_MS = 5 * 60_000;
+
+/** A claimed analysis and what the model circuit allowed its claim. */
+type ScheduledAnalysis = ClaimedAnalysis & { permit: ModelCallPermit };
 
 /** The scheduler of the whole fleet, as any instance answers it. */
 export interface SchedulerStatus {
@@ -56,7 +67,8 @@ export interface SchedulerStatus {
 @Injectable()
 export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AnalysisSchedulerService.name);
-  private readonly pool: WorkerPool<ClaimedAnalysis>;
+  private readonly pool: WorkerPool<ScheduledAnalysis>;
+  private readonly circuit: ModelCircuit;
   private lastError: string | null = null;
 
   constructor(
@@ -70,15 +82,23 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     private readonly metrics: Metrics,
     private readonly events: EventEmitter2,
     jobs: JobScheduler,
+    clock: Clock,
   ) {
+    this.circuit = new ModelCircuit(clock, {
+      threshold: OUTAGE_THRESHOLD,
+      baseMs: config.ai.retryBaseMs,
+      maxMs: OUTAGE_PROBE_MAX_MS,
+      maxRetryAfterMs: maxBackoffMs('analysis'),
+    });
     metrics.sources.analysisQueue = () => this.queue.depths();
     // The queue's poll (ended backoffs, expired leases, other instances' filings) is in the job catalog.
-    this.pool = jobs.queue<ClaimedAnalysis>('analysis', {
+    this.pool = jobs.queue<ScheduledAnalysis>('analysis', {
       concurrency: config.ai.concurrency,
-      claim: (workerId) => this.queue.claim(workerId),
+      claim: (workerId) => this.claim(workerId),
       work: (job) => this.process(job),
-      // No document can be fetched while the daily budget is spent: claiming would only postpone job after job.
-      canClaim: () => this.dart.budgetStatus().exhaustedUntil === null,
+      // No document can be fetched while the daily budget is spent, and no analysis made while the
+      // model is out: claiming would only postpone job after job.
+      canClaim: () => this.dart.budgetStatus().exhaustedUntil === null && this.circuit.allowsClaim(),
       onClaimError: (error) => {
         this.lastError = `claiming failed: ${describe(error)}`;
         this.logger.error({ err: error }, 'claiming an analysis failed');
@@ -184,9 +204,37 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     this.pool.fill();
   }
 
+  /** Claims under the model circuit's permit: during an outage, only its one probe. */
+  private async claim(workerId: string): Promise<ScheduledAnalysis | null> {
+    const permit = this.circuit.permit();
+    if (permit === null) return null;
+    let job: ClaimedAnalysis | null;
+    try {
+      job = await this.queue.claim(workerId);
+    } catch (error) {
+      this.circuit.release(permit);
+      throw error;
+    }
+    if (job === null) {
+      this.circuit.release(permit);
+      return null;
+    }
+    return { ...job, permit };
+  }
+
   /** One attempt at one filing: document → facts and the text a model reads → analyzer → stored result. */
-  private async process(job: ClaimedAnalysis): Promise<void> {
+  private async process(job: ScheduledAnalysis): Promise<void> {
+    try {
+      await this.attempt(job);
+    } finally {
+      // A probe that never reached the model (no document, the database) hands the probe on.
+      this.circuit.release(job.permit);
+    }
+  }
+
+  private async attempt(job: ScheduledAnalysis): Promise<void> {
     const startedAt = performance.now();
+    let recovered = false;
     try {
       const zip = await this.dart.document(job.rceptNo, 'analysisDocument');
       const { document } = await readFilingDocument(zip, job.rceptNo);
@@ -195,6 +243,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
         document,
       );
       const answer = await this.analyzer.analyze(input);
+      recovered = this.circuit.answered();
       // Whatever the analyzer wrote, the key figures lead with the ones read from the filing's tables.
       const output = { ...answer, result: withFactKeyFigures(answer.result, input) };
       if (!(await this.queue.complete(this.workerId, job.rceptNo, { output, docLength: input.docLength, truncated: input.truncated }))) {
@@ -207,8 +256,24 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
       }
     } catch (error) {
       this.lastError = `${job.rceptNo}: ${describe(error)}`;
+      // An answer that is not an analysis is still an answer: the model is there.
+      if (error instanceof AnalyzerError && error.failure === 'bad-answer') recovered = this.circuit.answered();
       await this.recordFailure(job, error);
     }
+    if (recovered) await this.requeueAfterOutage();
+  }
+
+  /** The model answers again: what the outage postponed (or left UNAVAILABLE before) is claimable now. */
+  private async requeueAfterOutage(): Promise<void> {
+    try {
+      const requeued = await this.queue.requeueAfterOutage();
+      if (requeued > 0) this.logger.log(`the model answers again: ${requeued} analysis(es) an outage held back re-queued`);
+    } catch (error) {
+      this.circuit.recoveryFailed();
+      this.logger.error({ err: error }, 're-queueing the analyses an outage held back failed; tried again at the next answer');
+      return;
+    }
+    this.fill();
   }
 
   /** A push waiting for this filing's one-liner may go now (PushDispatcher listens). */
@@ -221,7 +286,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     this.metrics.analyses.inc({ outcome, analyzer: this.analyzer.provider });
   }
 
-  private async recordFailure(job: ClaimedAnalysis, error: unknown): Promise<void> {
+  private async recordFailure(job: ScheduledAnalysis, error: unknown): Promise<void> {
     const reason = describe(error);
     // No document (014), or one the disclosure system will never serve us (too large,
     // a request it refuses): asking again cannot help.
@@ -239,7 +304,18 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
       this.logger.warn({ err: error }, `analysis of ${job.rceptNo} postponed until the disclosure-system budget allows`);
       return;
     }
-    const ours = (error instanceof DartError && error.kind === 'configuration') || (error instanceof AnalyzerError && !error.transient);
+    // The model is out (429, 5xx, a timeout, no connection): the filing is fine, so the attempt is given
+    // back, and the circuit decides when the model is asked again.
+    if (error instanceof AnalyzerError && error.failure === 'outage') {
+      this.circuit.failed(job.permit, error.retryAfterMs);
+      await this.queue.postponeForOutage(this.workerId, job, reason, error.retryAfterMs);
+      this.count('postponed');
+      this.logger.warn({ err: error }, `analysis of ${job.rceptNo} postponed: the model is unavailable (no attempt spent)`);
+      return;
+    }
+    const ours =
+      (error instanceof DartError && error.kind === 'configuration') ||
+      (error instanceof AnalyzerError && error.failure === 'configuration');
     if (ours) {
       await this.queue.postpone(this.workerId, job.rceptNo, CONFIGURATION_RETRY_MS, reason);
       this.count('postponed');

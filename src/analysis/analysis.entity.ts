@@ -22,6 +22,8 @@ export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
 @Index('ix_analyses_summarised', ['rceptNo'], { where: `status = 'COMPLETED' AND one_liner <> ''` })
 // The fleet's status counts analyses by outcome (migration Fleet1764400000000).
 @Index('ix_analyses_status', ['status'])
+// What a model outage postponed or left UNAVAILABLE, re-queued when it answers again (migration AnalysisOutages1764525000000).
+@Index('ix_analyses_outage', ['status'], { where: 'outage_failures > 0' })
 export class AnalysisEntity {
   @PrimaryColumn({ name: 'rcept_no', type: 'char', length: 14 })
   rceptNo: string;
@@ -59,6 +61,10 @@ export class AnalysisEntity {
   /** A PROCESSING analysis whose lease expired is taken over by another worker. */
   @Column(() => LeasedWorkColumns, { prefix: false })
   work: LeasedWorkColumns;
+
+  /** Model outages in a row that postponed this analysis without spending an attempt; 0 once the model answers for it. */
+  @Column({ name: 'outage_failures', type: 'integer', default: 0 })
+  outageFailures: number;
 
   @Column({ name: 'last_error', type: 'varchar', length: 1000, nullable: true })
   lastError: string | null;

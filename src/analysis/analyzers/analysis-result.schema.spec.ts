@@ -96,7 +96,7 @@ describe('the analysis result schema', () => {
     it('accepts a headline of exactly 100 characters and refuses 101 (it is never cut)', () => {
       expect(parseAnalysisResult({ ...validAnswer(), headline: '가'.repeat(100) }).headline).toHaveLength(100);
       const error = failureOf(() => parseAnalysisResult({ ...validAnswer(), headline: '가'.repeat(101) }));
-      expect(error.transient).toBe(true);
+      expect(error.failure).toBe('bad-answer');
       expect(error.message).toMatch(/^the model answered outside the schema: headline: /);
     });
 
@@ -120,9 +120,9 @@ describe('the analysis result schema', () => {
         { key_figures: [{ label: '수', value: true, unit: '원', period: null }] },
         /key_figures\.0\.value/,
       ],
-    ])('refuses %s as a transient failure', (_name, change, field) => {
+    ])('refuses %s as a bad answer', (_name, change, field) => {
       const error = failureOf(() => parseAnalysisResult({ ...validAnswer(), ...change }));
-      expect(error.transient).toBe(true);
+      expect(error.failure).toBe('bad-answer');
       expect(error.message).toMatch(/^the model answered outside the schema: /);
       expect(error.message).toMatch(field);
     });
@@ -130,7 +130,7 @@ describe('the analysis result schema', () => {
     it('refuses an answer with a missing field', () => {
       const { risks: _risks, ...withoutRisks } = validAnswer();
       expect(failureOf(() => parseAnalysisResult(withoutRisks)).message).toMatch(/risks/);
-      expect(failureOf(() => parseAnalysisResult(null)).transient).toBe(true);
+      expect(failureOf(() => parseAnalysisResult(null)).failure).toBe('bad-answer');
     });
   });
 
@@ -140,9 +140,9 @@ describe('the analysis result schema', () => {
       expect(parseJsonAnswer('```json\n{"a":1}\n```')).toEqual({ a: 1 });
     });
 
-    it('fails transiently on text that is not JSON', () => {
+    it('fails on text that is not JSON as a bad answer', () => {
       const error = failureOf(() => parseJsonAnswer('분석 결과는 다음과 같습니다'));
-      expect(error.transient).toBe(true);
+      expect(error.failure).toBe('bad-answer');
       expect(error.message).toMatch(/not JSON/);
     });
   });

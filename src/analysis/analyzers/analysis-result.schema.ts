@@ -172,8 +172,8 @@ export const ANALYSIS_RESULT_SCHEMA_NAME = 'disclosure_analysis';
 /**
  * Validates a model's answer (already parsed from JSON). Whitespace is normalised;
  * unknown properties are dropped. Anything outside the schema, including a
- * headline over 100 characters, is a failed attempt: it throws a transient
- * `AnalyzerError` so the queue asks again, and nothing malformed is ever stored.
+ * headline over 100 characters, is a failed attempt: it throws a `bad-answer`
+ * `AnalyzerError` so the queue asks again (spending an attempt), and nothing malformed is ever stored.
  * Headlines are not cut: a cut one-liner reads as broken text to every reader of
  * the feed, and a model told the limit keeps it on the next attempt.
  */
@@ -184,7 +184,7 @@ export function parseAnalysisResult(value: unknown): AnalysisResult {
     .slice(0, 5)
     .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`)
     .join('; ');
-  throw new AnalyzerError(true, `the model answered outside the schema: ${problems}`);
+  throw new AnalyzerError('bad-answer', `the model answered outside the schema: ${problems}`);
 }
 
 /**
@@ -199,6 +199,6 @@ export function parseJsonAnswer(text: string): unknown {
   try {
     return JSON.parse(unfenced) as unknown;
   } catch {
-    throw new AnalyzerError(true, `the model answered outside the schema: not JSON (${JSON.stringify(text.slice(0, 80))}…)`);
+    throw new AnalyzerError('bad-answer', `the model answered outside the schema: not JSON (${JSON.stringify(text.slice(0, 80))}…)`);
   }
 }

@@ -41,14 +41,24 @@ export interface AnalyzerOutput<Result = AnalysisResult> {
 }
 
 /**
- * Why an analysis attempt failed: `transient` failures (network, rate limit, 5xx,
- * timeouts, an answer that does not fit the schema) are retried with backoff;
- * permanent ones (refused credentials, a request the model will never accept) are not.
+ * What a failed model call says, and so what the queue does with the filing:
+ * - `outage`: the model could not be asked (429 with or without Retry-After, 408, 409, 5xx,
+ *   a timeout, a failed connection). Not the filing's fault: retried after the outage,
+ *   never spending one of its attempts;
+ * - `bad-answer`: the model answered, but not an analysis (not JSON, outside the schema, a
+ *   refusal, an empty or cut answer). Retried with backoff, spending an attempt, so a filing
+ *   the model cannot analyse ends UNAVAILABLE;
+ * - `configuration`: a request the API will refuse every time (refused credentials, an
+ *   unknown model or endpoint, a malformed request): postponed until an operator fixes it.
  */
+export type AnalyzerFailure = 'outage' | 'bad-answer' | 'configuration';
+
+/** Why an analysis attempt failed; `retryAfterMs` is what the API asked us to wait, when it said. */
 export class AnalyzerError extends Error {
   constructor(
-    readonly transient: boolean,
+    readonly failure: AnalyzerFailure,
     message: string,
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'AnalyzerError';

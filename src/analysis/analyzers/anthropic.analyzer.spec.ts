@@ -83,10 +83,10 @@ describe('AnthropicAnalyzer against a Messages API server', () => {
     ['a sentiment outside the enum', toolCall({ ...validAnswer(), sentiment: 'bullish' }), /sentiment/],
     ['a missing field', toolCall({ ...validAnswer(), impact: undefined }), /impact/],
     ['a headline over 100 characters', toolCall({ ...validAnswer(), headline: '나'.repeat(120) }), /headline/],
-  ])('fails transiently on %s', async (_name, block, field) => {
+  ])('fails on %s as a bad answer', async (_name, block, field) => {
     server.answerWith({ status: 200, body: message([block]) });
     const error = await failureOf(analyzer.analyze(RIGHTS_OFFERING));
-    expect(error.transient).toBe(true);
+    expect(error.failure).toBe('bad-answer');
     expect(error.message).toMatch(/^the model answered outside the schema: /);
     expect(error.message).toMatch(field);
   });
@@ -95,26 +95,36 @@ describe('AnthropicAnalyzer against a Messages API server', () => {
     ['no tool call', message([{ type: 'text', text: '분석할 수 없습니다.' }], 'end_turn'), /no call of the answer tool/],
     ['a refusal', message([], 'refusal'), /refused/],
     ['an answer cut at max_tokens', message([toolCall({ headline: '가나' })], 'max_tokens'), /token limit/],
-  ])('fails transiently on %s', async (_name, body, reason) => {
+  ])('fails on %s as a bad answer', async (_name, body, reason) => {
     server.answerWith({ status: 200, body });
     const error = await failureOf(analyzer.analyze(RIGHTS_OFFERING));
-    expect(error.transient).toBe(true);
+    expect(error.failure).toBe('bad-answer');
     expect(error.message).toMatch(reason);
   });
 
   it.each([
-    [429, true],
-    [500, true],
-    [529, true],
-    [400, false],
-    [401, false],
-    [403, false],
-    [404, false],
-  ])('maps HTTP %i to transient=%s, without retrying inside the SDK', async (status, transient) => {
+    [429, 'outage'],
+    [500, 'outage'],
+    [529, 'outage'],
+    [400, 'configuration'],
+    [401, 'configuration'],
+    [403, 'configuration'],
+    [404, 'configuration'],
+  ])('maps HTTP %i to a failure of kind %s, without retrying inside the SDK', async (status, failure) => {
     server.answerWith({ status, body: { type: 'error', error: { type: 'test_error', message: `status ${status}` } } });
     const error = await failureOf(analyzer.analyze(RIGHTS_OFFERING));
-    expect(error.transient).toBe(transient);
+    expect(error.failure).toBe(failure);
     expect(error.message).toContain(`HTTP ${status}`);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('carries the Retry-After of an overloaded API', async () => {
+    server.answerWith({
+      status: 529,
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'overloaded' } },
+      headers: { 'retry-after': '30' },
+    });
+    expect(await failureOf(analyzer.analyze(RIGHTS_OFFERING))).toMatchObject({ failure: 'outage', retryAfterMs: 30_000 });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -133,20 +143,20 @@ describe('AnthropicAnalyzer against a Messages API server', () => {
     expect(calls).toEqual(['messages ok', 'messages transient', 'messages permanent']);
   });
 
-  it('gives up on a server that does not answer in time, transiently', async () => {
+  it('gives up on a server that does not answer in time, as an outage', async () => {
     server.answerWith('hang');
     const quick = new AnthropicAnalyzer({ baseUrl: server.url, apiKey: 'k', model: 'm' }, { timeoutMs: 200 });
     const error = await failureOf(quick.analyze(RIGHTS_OFFERING));
-    expect(error.transient).toBe(true);
+    expect(error.failure).toBe('outage');
     expect(error.message).toMatch(/did not answer within 0.2 s/);
   });
 
-  it('fails transiently when nothing listens at the base URL', async () => {
+  it('fails as an outage when nothing listens at the base URL', async () => {
     const closed = await startModelServerDouble();
     await closed.close();
     const unreachable = new AnthropicAnalyzer({ baseUrl: closed.url, apiKey: 'k', model: 'm' }, { timeoutMs: 1_000 });
     const error = await failureOf(unreachable.analyze(RIGHTS_OFFERING));
-    expect(error.transient).toBe(true);
+    expect(error.failure).toBe('outage');
     expect(error.message).toMatch(/could not reach/);
   });
 });

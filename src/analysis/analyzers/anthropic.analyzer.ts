@@ -4,6 +4,7 @@ import type { AnalysisConfig } from '../analysis.config';
 import { ANALYSIS_RESULT_SCHEMA_NAME, type AnalysisResult, analysisResultJsonSchema, parseAnalysisResult } from './analysis-result.schema';
 import { Analyzer, AnalyzerError, type AnalysisInput, type AnalyzerOutput } from './analyzer';
 import {
+  callResultOf,
   describeError,
   failureFromStatus,
   MODEL_MAX_OUTPUT_TOKENS,
@@ -65,15 +66,16 @@ export class AnthropicAnalyzer extends Analyzer {
       });
     } catch (error) {
       const failure = this.failure(error, Date.now() - started);
-      this.onCall(MESSAGES, failure.transient ? 'transient' : 'permanent');
+      this.onCall(MESSAGES, callResultOf(failure));
       throw failure;
     }
     this.onCall(MESSAGES, 'ok');
 
-    if (message.stop_reason === 'refusal') throw new AnalyzerError(true, 'the model refused');
-    if (message.stop_reason === 'max_tokens') throw new AnalyzerError(true, 'the answer was cut at the output token limit');
+    if (message.stop_reason === 'refusal') throw new AnalyzerError('bad-answer', 'the model refused');
+    if (message.stop_reason === 'max_tokens') throw new AnalyzerError('bad-answer', 'the answer was cut at the output token limit');
     const call = (message.content ?? []).find((block) => block.type === 'tool_use' && block.name === ANALYSIS_RESULT_SCHEMA_NAME);
-    if (!call || call.type !== 'tool_use') throw new AnalyzerError(true, 'the model returned no analysis (no call of the answer tool)');
+    if (!call || call.type !== 'tool_use')
+      throw new AnalyzerError('bad-answer', 'the model returned no analysis (no call of the answer tool)');
 
     const result = parseAnalysisResult(call.input);
     const usage = message.usage;
@@ -96,14 +98,15 @@ export class AnthropicAnalyzer extends Analyzer {
   private failure(error: unknown, elapsedMs: number): AnalyzerError {
     // The SDK's own timeout error is lost when its abort error crosses realms (as under Jest); the clock is not.
     if (error instanceof APIConnectionTimeoutError || (error instanceof APIConnectionError && elapsedMs >= this.client.timeout)) {
-      return new AnalyzerError(true, `${this.baseUrl} did not answer within ${this.client.timeout / 1000} s`);
+      return new AnalyzerError('outage', `${this.baseUrl} did not answer within ${this.client.timeout / 1000} s`);
     }
     if (error instanceof APIConnectionError) {
-      return new AnalyzerError(true, `could not reach ${this.baseUrl}: ${describeError(error)}`);
+      return new AnalyzerError('outage', `could not reach ${this.baseUrl}: ${describeError(error)}`);
     }
     if (error instanceof APIError && typeof error.status === 'number') {
-      return failureFromStatus('the Anthropic API', error.status, error.message);
+      return failureFromStatus('the Anthropic API', error.status, error.message, error.headers);
     }
-    return new AnalyzerError(true, `the Anthropic call failed: ${describeError(error)}`);
+    // Thrown before any answer was read: the call, not the filing, failed.
+    return new AnalyzerError('outage', `the Anthropic call failed: ${describeError(error)}`);
   }
 }

@@ -26,16 +26,49 @@ export interface ModelCallOptions {
   onCall?: (endpoint: string, result: ModelCallResult) => void;
 }
 
+/** The result a failed call reports to the listener: an outage passes, a configuration problem does not. */
+export function callResultOf(error: AnalyzerError): ModelCallResult {
+  return error.failure === 'configuration' ? 'permanent' : 'transient';
+}
+
+/** The headers of an error answer, as the SDKs give them (a fetch `Headers`). */
+export interface ResponseHeaders {
+  get(name: string): string | null;
+}
+
 /**
  * Turns an HTTP status of a model API into the queue's decision. Rate limits,
- * overload, 5xx, 408 and 409 pass; everything else (refused or missing
- * credentials, an unknown model or endpoint, a request the API rejects) will fail
- * the same way every time and needs an operator.
+ * overload, 5xx, 408 and 409 are an outage, with the wait the API asked for if it
+ * did; everything else (refused or missing credentials, an unknown model or endpoint,
+ * a request the API rejects) will fail the same way every time and needs an operator.
  */
-export function failureFromStatus(service: string, status: number, message: string): AnalyzerError {
-  const transient = status === 408 || status === 409 || status === 429 || status >= 500;
+export function failureFromStatus(
+  service: string,
+  status: number,
+  message: string,
+  headers?: ResponseHeaders | null,
+  nowMs: number = Date.now(),
+): AnalyzerError {
+  const outage = status === 408 || status === 409 || status === 429 || status >= 500;
   const hint = status === 401 || status === 403 ? ' (check the API key)' : status === 404 ? ' (check the model name and the base URL)' : '';
-  return new AnalyzerError(transient, `${service} answered HTTP ${status}${hint}: ${message}`);
+  const text = `${service} answered HTTP ${status}${hint}: ${message}`;
+  if (!outage) return new AnalyzerError('configuration', text);
+  return new AnalyzerError('outage', text, headers ? retryAfterMs(headers, nowMs) : undefined);
+}
+
+/**
+ * The wait an answer asks for: OpenAI's `retry-after-ms`, else `Retry-After` in seconds
+ * or as an HTTP date; undefined when absent or unreadable.
+ */
+export function retryAfterMs(headers: ResponseHeaders, nowMs: number): number | undefined {
+  const ms = headers.get('retry-after-ms')?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.ceil(Number(ms));
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
+  // An HTTP date names its day and month; Date.parse would read a bare "-5" as a year.
+  const at = /[a-z]/i.test(value) ? Date.parse(value) : NaN;
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
 export function describeError(error: unknown): string {

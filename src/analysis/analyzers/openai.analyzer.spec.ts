@@ -110,10 +110,10 @@ describe('OpenAiAnalyzer against an OpenAI-compatible server', () => {
     ['a category outside the enum', { ...validAnswer(), category: 'weather' }, /category/],
     ['a missing field', { ...validAnswer(), summary: undefined }, /summary/],
     ['a headline over 100 characters', { ...validAnswer(), headline: '가'.repeat(101) }, /headline/],
-  ])('fails transiently on %s', async (_name, answer, field) => {
+  ])('fails on %s as a bad answer', async (_name, answer, field) => {
     server.answerWith({ status: 200, body: completion(JSON.stringify(answer)) });
     const error = await failureOf(analyzer.analyze(SUPPLY_CONTRACT));
-    expect(error.transient).toBe(true);
+    expect(error.failure).toBe('bad-answer');
     expect(error.message).toMatch(/^the model answered outside the schema: /);
     expect(error.message).toMatch(field);
   });
@@ -123,27 +123,41 @@ describe('OpenAiAnalyzer against an OpenAI-compatible server', () => {
     ['a refusal', completion(null, { refusal: '이 요청은 도울 수 없습니다' }), /refused/],
     ['an empty answer', completion(''), /empty answer/],
     ['an answer cut at the token limit', completion('{"schema_version":1,"headl', { finish_reason: 'length' }), /token limit/],
-  ])('fails transiently on %s', async (_name, body, message) => {
+  ])('fails on %s as a bad answer', async (_name, body, message) => {
     server.answerWith({ status: 200, body });
     const error = await failureOf(analyzer.analyze(SUPPLY_CONTRACT));
-    expect(error.transient).toBe(true);
+    expect(error.failure).toBe('bad-answer');
     expect(error.message).toMatch(message);
   });
 
   it.each([
-    [429, true],
-    [500, true],
-    [503, true],
-    [400, false],
-    [401, false],
-    [403, false],
-    [404, false],
-  ])('maps HTTP %i to transient=%s, without retrying inside the SDK', async (status, transient) => {
+    [429, 'outage'],
+    [500, 'outage'],
+    [503, 'outage'],
+    [400, 'configuration'],
+    [401, 'configuration'],
+    [403, 'configuration'],
+    [404, 'configuration'],
+  ])('maps HTTP %i to a failure of kind %s, without retrying inside the SDK', async (status, failure) => {
     server.answerWith({ status, body: { error: { message: `status ${status}`, type: 'test', code: null } } });
     const error = await failureOf(analyzer.analyze(SUPPLY_CONTRACT));
-    expect(error.transient).toBe(transient);
+    expect(error.failure).toBe(failure);
     expect(error.message).toContain(`HTTP ${status}`);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('carries the wait a rate limit asks for: retry-after-ms first, else Retry-After, else none', async () => {
+    const limited = (headers?: Record<string, string>) => ({ status: 429, body: { error: { message: 'slow down' } }, headers });
+    server.answerWith(limited({ 'retry-after-ms': '1500', 'retry-after': '2' }));
+    expect(await failureOf(analyzer.analyze(SUPPLY_CONTRACT))).toMatchObject({ failure: 'outage', retryAfterMs: 1500 });
+    server.answerWith(limited({ 'retry-after': '20' }));
+    expect(await failureOf(analyzer.analyze(SUPPLY_CONTRACT))).toMatchObject({ failure: 'outage', retryAfterMs: 20_000 });
+    server.answerWith(limited());
+    const bare = await failureOf(analyzer.analyze(SUPPLY_CONTRACT));
+    expect(bare.failure).toBe('outage');
+    expect(bare.retryAfterMs).toBeUndefined();
+    // Each was one call: the SDK's own retries, which would honour the header themselves, stay off.
+    expect(server.requests).toHaveLength(3);
   });
 
   it('names the cause of a refused key and of an unknown model', async () => {
@@ -153,20 +167,20 @@ describe('OpenAiAnalyzer against an OpenAI-compatible server', () => {
     expect((await failureOf(analyzer.analyze(SUPPLY_CONTRACT))).message).toMatch(/check the model name/);
   });
 
-  it('gives up on a server that does not answer in time, transiently', async () => {
+  it('gives up on a server that does not answer in time, as an outage', async () => {
     server.answerWith('hang');
     const quick = new OpenAiAnalyzer({ baseUrl: `${server.url}/v1`, apiKey: 'k', model: 'm' }, { timeoutMs: 200 });
     const error = await failureOf(quick.analyze(SUPPLY_CONTRACT));
-    expect(error.transient).toBe(true);
+    expect(error.failure).toBe('outage');
     expect(error.message).toMatch(/did not answer within 0.2 s/);
   });
 
-  it('fails transiently when nothing listens at the base URL', async () => {
+  it('fails as an outage when nothing listens at the base URL', async () => {
     const closed = await startModelServerDouble();
     await closed.close();
     const unreachable = new OpenAiAnalyzer({ baseUrl: `${closed.url}/v1`, model: 'm' }, { timeoutMs: 1_000 });
     const error = await failureOf(unreachable.analyze(SUPPLY_CONTRACT));
-    expect(error.transient).toBe(true);
+    expect(error.failure).toBe('outage');
     expect(error.message).toMatch(/could not reach/);
   });
 

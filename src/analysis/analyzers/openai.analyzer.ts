@@ -10,6 +10,7 @@ import {
 } from './analysis-result.schema';
 import { Analyzer, AnalyzerError, type AnalysisInput, type AnalyzerOutput } from './analyzer';
 import {
+  callResultOf,
   describeError,
   failureFromStatus,
   MODEL_MAX_OUTPUT_TOKENS,
@@ -72,18 +73,18 @@ export class OpenAiAnalyzer extends Analyzer {
       });
     } catch (error) {
       const failure = this.failure(error, Date.now() - started);
-      this.onCall(CHAT_COMPLETIONS, failure.transient ? 'transient' : 'permanent');
+      this.onCall(CHAT_COMPLETIONS, callResultOf(failure));
       throw failure;
     }
     this.onCall(CHAT_COMPLETIONS, 'ok');
 
     const choice = completion.choices?.[0];
-    if (!choice) throw new AnalyzerError(true, 'the model returned no answer');
-    if (choice.message.refusal) throw new AnalyzerError(true, `the model refused: ${choice.message.refusal}`);
-    if (choice.finish_reason === 'length') throw new AnalyzerError(true, 'the answer was cut at the output token limit');
-    if (choice.finish_reason === 'content_filter') throw new AnalyzerError(true, 'the answer was withheld by the content filter');
+    if (!choice) throw new AnalyzerError('bad-answer', 'the model returned no answer');
+    if (choice.message.refusal) throw new AnalyzerError('bad-answer', `the model refused: ${choice.message.refusal}`);
+    if (choice.finish_reason === 'length') throw new AnalyzerError('bad-answer', 'the answer was cut at the output token limit');
+    if (choice.finish_reason === 'content_filter') throw new AnalyzerError('bad-answer', 'the answer was withheld by the content filter');
     const content = choice.message.content;
-    if (!content || content.trim() === '') throw new AnalyzerError(true, 'the model returned an empty answer');
+    if (!content || content.trim() === '') throw new AnalyzerError('bad-answer', 'the model returned an empty answer');
 
     const result = parseAnalysisResult(parseJsonAnswer(content));
     return {
@@ -102,14 +103,15 @@ export class OpenAiAnalyzer extends Analyzer {
   private failure(error: unknown, elapsedMs: number): AnalyzerError {
     // The SDK's own timeout error is lost when its abort error crosses realms (as under Jest); the clock is not.
     if (error instanceof APIConnectionTimeoutError || (error instanceof APIConnectionError && elapsedMs >= this.client.timeout)) {
-      return new AnalyzerError(true, `${this.config.baseUrl} did not answer within ${this.client.timeout / 1000} s`);
+      return new AnalyzerError('outage', `${this.config.baseUrl} did not answer within ${this.client.timeout / 1000} s`);
     }
     if (error instanceof APIConnectionError) {
-      return new AnalyzerError(true, `could not reach ${this.config.baseUrl}: ${describeError(error)}`);
+      return new AnalyzerError('outage', `could not reach ${this.config.baseUrl}: ${describeError(error)}`);
     }
     if (error instanceof APIError && typeof error.status === 'number') {
-      return failureFromStatus('the OpenAI-compatible API', error.status, error.message);
+      return failureFromStatus('the OpenAI-compatible API', error.status, error.message, error.headers);
     }
-    return new AnalyzerError(true, `the OpenAI call failed: ${describeError(error)}`);
+    // Thrown before any answer was read: the call, not the filing, failed.
+    return new AnalyzerError('outage', `the OpenAI call failed: ${describeError(error)}`);
   }
 }
