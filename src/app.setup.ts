@@ -11,6 +11,7 @@ import { ServiceExpressAdapter } from './common/http/express-adapter';
 import { type EtagFunction, enhancersTheFastLaneWouldSkip, HttpCacheFastLane } from './http-cache/http-cache-fast-lane';
 import { securityHeaders } from './common/http/security-headers';
 import { setupSwagger, SWAGGER_UI_PATH } from './common/http/swagger';
+import { refuseLongUrls } from './common/http/url-length';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { installLeanAsyncResourceBind } from './runtime-fixes/async-resource-bind/async-resource-bind';
 import type { AppConfig } from './app-config';
@@ -66,7 +67,7 @@ const SECURITY_HEADERS = securityHeaders({
 
 /**
  * Installs the request pipeline in the order of the specification, outermost
- * first: (request log, security headers), rate limit, auth-route rate limit,
+ * first: (request log, security headers, 414 to URLs over 4 KiB), rate limit, auth-route rate limit,
  * CORS, (the answer to a rate-limited request, so it carries CORS), then body
  * parsing; JWT parsing and the authentication check are route guards, and the
  * HTTP cache an interceptor, inside routing. Called before `init()` by the server
@@ -90,6 +91,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.use(createRequestLogger(rootLogger, clock));
   app.use(recordRequestDuration(app.get(Metrics), clock));
   app.use(SECURITY_HEADERS);
+  app.use(refuseLongUrls());
   const rateLimits = app.get(RateLimitMiddleware);
   app.use(rateLimits.general);
   app.use(rateLimits.auth);

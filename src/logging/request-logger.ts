@@ -3,8 +3,14 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type Store, storage } from 'nestjs-pino/storage';
 import type { Logger } from 'pino';
 import type { Clock } from '../common/clock';
+import { redactionOf } from './root-logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * The most of a URL an access line carries: a longer one is redacted whole, then cut to this
+ * many characters, and the line says how long it was (`req.urlLength`).
+ */
+export const LOGGED_URL_MAX_CHARS = 512;
 /** Probes answer often and say nothing worth a line. */
 const UNLOGGED_PATHS = new Set(['/health', '/health/ready']);
 
@@ -24,14 +30,18 @@ type LoggedResponse = Response & { [ACCESS]?: Access };
 /**
  * Access log and request id for every request. It is the outermost middleware, so
  * rate-limited and malformed requests are logged with their id too; an incoming
- * `X-Request-Id` is kept when it is well formed. It logs the method and the URL
- * (credentials in it are redacted on the way out), never headers or bodies.
+ * `X-Request-Id` is kept when it is well formed (at most 128 characters). It logs the
+ * method and the URL, at most LOGGED_URL_MAX_CHARS of it (credentials in it are redacted
+ * on the way out), never headers or bodies: what a client sends reaches the line only
+ * bounded.
  *
  * Every line logged while the request is served carries `reqId`: the request runs in
  * nestjs-pino's async context with a child logger that is made only when something logs
  * (most requests log nothing but their access line, which is written with the id as a
- * field instead). One line per request, at `info`, `warn` for 4xx, `error` for 5xx, with
- * `responseTime` in whole milliseconds on the monotonic time of `clock`.
+ * field instead). One line per request, at `info`; `warn` for 4xx but 404, `error` for 5xx,
+ * with `responseTime` in whole milliseconds on the monotonic time of `clock`. A 404 is a
+ * client asking for what is not there, at `info` like a success: anyone can send them by
+ * the thousand, and warnings should stay worth reading.
  */
 export function createRequestLogger(root: Logger, clock: Clock): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -71,12 +81,17 @@ function logAccess(this: LoggedResponse): void {
   const completed = this.writableFinished;
   const line = {
     reqId: access.id,
-    req: { method: access.method, url: access.url },
+    req: loggedRequest(access),
     res: { statusCode: status },
     responseTime: Math.round(access.clock.monotonicMs() - access.startedAt),
   };
   if (!completed) access.logger.warn(line, 'request aborted');
   else if (status >= 500) access.logger.error(line, 'request errored');
-  else if (status >= 400) access.logger.warn(line, 'request completed');
+  else if (status >= 400 && status !== 404) access.logger.warn(line, 'request completed');
   else access.logger.info(line, 'request completed');
+}
+
+function loggedRequest({ method, url, logger }: Access): { method: string; url: string; urlLength?: number } {
+  if (url.length <= LOGGED_URL_MAX_CHARS) return { method, url };
+  return { method, url: redactionOf(logger)(url).slice(0, LOGGED_URL_MAX_CHARS), urlLength: url.length };
 }

@@ -50,3 +50,13 @@ function prettyPrinterInstalled(): boolean {
 export function protectSecrets(logger: Logger, config: object): void {
   redactors.get(logger)?.addSecrets(secretsOf(config));
 }
+
+/**
+ * The redaction every line of a root logger passes through, for text that must be
+ * redacted before it is cut short (a cut can split a credential so that the redaction of
+ * the line no longer recognises its rest). A logger not made by `createRootLogger`: none.
+ */
+export function redactionOf(logger: Logger): (text: string) => string {
+  const redactor = redactors.get(logger);
+  return redactor === undefined ? (text) => text : (text) => redactor.redact(text);
+}

@@ -1,9 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { JwtService } from '@nestjs/jwt';
 import request from 'supertest';
+import { MAX_URL_LENGTH } from '../../src/common/http/url-length';
+import { LOGGED_URL_MAX_CHARS } from '../../src/logging/request-logger';
+import { createRootLogger } from '../../src/logging/root-logger';
+import { RATE_LIMIT_TIME } from '../../src/rate-limit/bucket-store';
+import { eventually } from '../support/eventually';
+import { FakeClock } from '../support/fake-clock';
 import { bearerFor, createUser, insertAnalyses, insertFilings } from '../support/fixtures';
 import { untilLockWaiters } from '../support/lock-waits';
-import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
+import { RELAXED_RATE_LIMITS, startTestApp, TEST_CLIENT_IP_HEADER, type TestApp } from '../support/test-app';
 
 /**
  * The audit's hostile requests (issue 10, item 3), each of which answered 500:
@@ -265,5 +272,87 @@ describe('hostile input gets a 4xx, never a 500', () => {
       }
       for (const seen of statuses.values()) for (const status of seen) expect([200, 201, 204, 401]).toContain(status);
     });
+  });
+});
+
+/**
+ * Issue 28, finding 2: one anonymous client slowed every answer with a few long URLs a
+ * second (the log's redaction took time growing with the square of their length, each 404
+ * was a warning).
+ */
+describe('one anonymous client cannot stall the service', () => {
+  const lines: Record<string, unknown>[] = [];
+  const time = new FakeClock();
+  let t: TestApp;
+
+  beforeAll(async () => {
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    // The specification's limits, on buckets whose time stands still.
+    t = await startTestApp({
+      logger: createRootLogger({ appEnv: 'dev', logLevel: 'info' }, destination),
+      env: { LOG_LEVEL: 'info' },
+      overrides: [{ provide: RATE_LIMIT_TIME, useValue: time }],
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  let nextIp = 1;
+  const freshIp = () => `198.51.100.${nextIp++}`;
+  const accessLineOf = (reqId: string) =>
+    eventually(() => lines.find((line) => line.reqId === reqId && typeof line.msg === 'string' && line.msg.startsWith('request ')));
+
+  describe('long URLs', () => {
+    it('answers 414 with the error body to a 16,000-character URL, and logs only a bounded prefix of it', async () => {
+      const url = `/api/v1/stocks/search?query=${'a'.repeat(16_000 - 28)}`;
+      expect(url).toHaveLength(16_000);
+      const res = await request(t.http).get(url).set(TEST_CLIENT_IP_HEADER, freshIp());
+      expect({ status: res.status, body: res.body as unknown }).toEqual({
+        status: 414,
+        body: {
+          statusCode: 414,
+          error: 'URI Too Long',
+          message: `The request URL is longer than ${MAX_URL_LENGTH} characters`,
+          code: 'URI_TOO_LONG',
+        },
+      });
+      const line = await accessLineOf(res.headers['x-request-id']);
+      expect(line).toMatchObject({ level: 40, res: { statusCode: 414 }, req: { method: 'GET', urlLength: 16_000 } });
+      expect((line.req as { url: string }).url).toBe(url.slice(0, LOGGED_URL_MAX_CHARS));
+      // No other line carries any of it.
+      expect(lines.filter((logged) => JSON.stringify(logged).includes('a'.repeat(400)))).toEqual([line]);
+    });
+
+    it('refuses it before the rate limits, routing and the HTTP cache', async () => {
+      const ip = freshIp();
+      const long = `/api/v1/disclosures/recent?x=${'b'.repeat(MAX_URL_LENGTH)}`;
+      for (let i = 0; i < 3; i++) await request(t.http).get(long).set(TEST_CLIENT_IP_HEADER, ip).expect(414);
+      await request(t.http).post(long).set(TEST_CLIENT_IP_HEADER, ip).send({}).expect(414);
+      await request(t.http).head(long).set(TEST_CLIENT_IP_HEADER, ip).expect(414);
+      const metrics = await request(t.http).get('/metrics').expect(200);
+      expect(metrics.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="none",status_code="414"\} [1-9]/);
+      expect(metrics.text).not.toMatch(/route="\/api\/v1\/disclosures\/recent",status_code="414"/);
+    });
+
+    it('serves a URL of exactly the bound', async () => {
+      const prefix = '/api/v1/stocks/search?query=%EC%82%BC%EC%84%B1&pad=';
+      const url = prefix + 'c'.repeat(MAX_URL_LENGTH - prefix.length);
+      expect(url).toHaveLength(MAX_URL_LENGTH);
+      await request(t.http).get(url).set(TEST_CLIENT_IP_HEADER, freshIp()).expect(200);
+    });
+  });
+
+  it('logs a 404 at info, and other 4xx still at warn', async () => {
+    const missing = await request(t.http).get('/api/v1/no-such-thing').set(TEST_CLIENT_IP_HEADER, freshIp()).expect(404);
+    const invalid = await request(t.http).get('/api/v1/disclosures').set(TEST_CLIENT_IP_HEADER, freshIp()).expect(400);
+    expect(await accessLineOf(missing.headers['x-request-id'])).toMatchObject({ level: 30, res: { statusCode: 404 } });
+    expect(await accessLineOf(invalid.headers['x-request-id'])).toMatchObject({ level: 40, res: { statusCode: 400 } });
   });
 });

@@ -88,7 +88,7 @@ describe('the OpenAPI document', () => {
     );
     expect(without503.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
     // The liveness probe never reaches the database, so no 503 can come from it.
-    expect(Object.keys(served.paths['/health'].get.responses)).toEqual(['200', '500']);
+    expect(Object.keys(served.paths['/health'].get.responses)).toEqual(['200', '414', '500']);
     // Writes are rate limited; reads never are.
     for (const { method, operation } of operations()) {
       expect([method, operation.responses['429'] !== undefined]).toEqual([
@@ -147,6 +147,7 @@ describe('the OpenAPI document', () => {
       '400',
       '401',
       '413',
+      '414',
       '415',
       '429',
       '500',

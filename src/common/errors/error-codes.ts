@@ -32,6 +32,8 @@ export const ERROR_STATUS = {
   WATCHLIST_FULL: HttpStatus.CONFLICT,
   UNKNOWN_PRODUCT: HttpStatus.CONFLICT,
   PAYLOAD_TOO_LARGE: HttpStatus.PAYLOAD_TOO_LARGE,
+  /** The request's path and query are longer than MAX_URL_LENGTH (src/common/http/url-length.ts). */
+  URI_TOO_LONG: HttpStatus.URI_TOO_LONG,
   UNSUPPORTED_MEDIA_TYPE: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
   RATE_LIMITED: HttpStatus.TOO_MANY_REQUESTS,
   QUOTA_EXHAUSTED: HttpStatus.TOO_MANY_REQUESTS,
@@ -71,6 +73,8 @@ export function defaultCodeFor(status: number): ErrorCode {
       return 'CONFLICT';
     case HttpStatus.PAYLOAD_TOO_LARGE:
       return 'PAYLOAD_TOO_LARGE';
+    case HttpStatus.URI_TOO_LONG:
+      return 'URI_TOO_LONG';
     case HttpStatus.UNSUPPORTED_MEDIA_TYPE:
       return 'UNSUPPORTED_MEDIA_TYPE';
     case HttpStatus.TOO_MANY_REQUESTS:
@@ -114,6 +118,7 @@ export const ERROR_EXAMPLE_MESSAGES = {
   WATCHLIST_FULL: 'The watchlist holds 3 companies at most on this tier',
   UNKNOWN_PRODUCT: 'The product is not sold here',
   PAYLOAD_TOO_LARGE: 'The request body is larger than 256 kB',
+  URI_TOO_LONG: 'The request URL is longer than 4096 characters',
   UNSUPPORTED_MEDIA_TYPE: 'The request body encoding is not supported',
   RATE_LIMITED: 'Too many requests; retry after the time in Retry-After',
   QUOTA_EXHAUSTED: 'The weekly quota is used up',

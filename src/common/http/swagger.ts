@@ -3,6 +3,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import { version } from '../../../package.json';
 import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes';
 import { type ErrorDocs, errorBodyRef, type ErrorResponseDoc, errorResponseDocs, WITHOUT_DATABASE } from './api-errors';
+import { MAX_URL_LENGTH } from './url-length';
 
 const DESCRIPTION = `The **Disclosure Briefing Service**: filings of listed Korean companies from the national
 disclosure system (OpenDART), each with a one-line AI summary and a full analysis; signed-in users reveal
@@ -27,6 +28,7 @@ function errorCodeTable(): string {
 
 /** What any operation can answer, whatever it does. */
 const EVERY_OPERATION: ErrorDocs = {
+  URI_TOO_LONG: `the path and query are longer than ${MAX_URL_LENGTH} characters`,
   DATABASE_UNAVAILABLE: 'the database is unreachable or did not answer in time (with Retry-After)',
   INTERNAL_ERROR: 'an unexpected fault; the log has the detail, the body never does',
 };
