@@ -12,6 +12,8 @@ import { describeStartup } from './startup-summary';
 import { isDatabaseUnavailable } from './database/database-errors';
 import { dailyKstTime } from './jobs/job-catalog';
 import { createRootLogger } from './logging/root-logger';
+import { Metrics } from './metrics/metrics';
+import { handleProcessFaults } from './process-faults';
 
 /** The one line a failed start prints before exiting with 1. */
 const BOOT_FAILED = 'the service could not start';
@@ -76,15 +78,11 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT', 0));
   process.once('SIGTERM', () => void shutdown('SIGTERM', 0));
-  process.on('uncaughtException', (error) => {
-    if (booting) return void failBoot(error);
-    log.fatal({ err: error }, 'uncaught exception');
-    void shutdown('uncaught exception', 1);
-  });
-  // A stray rejection in a background job must not take the API down once it serves.
-  process.on('unhandledRejection', (reason) => {
-    if (booting) return void failBoot(reason);
-    log.error({ err: reason }, 'unhandled promise rejection (the service keeps running)');
+  handleProcessFaults(process, log, {
+    booting: () => booting,
+    failBoot: (error) => void failBoot(error),
+    shutdown: (why) => void shutdown(why, 1),
+    survived: (kind, source) => app?.get(Metrics).uncaughtErrors.inc({ kind, source }),
   });
 
   try {

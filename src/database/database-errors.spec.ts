@@ -1,4 +1,4 @@
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isDatabaseUnavailable } from './database-errors';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
@@ -15,11 +15,24 @@ describe('isDatabaseUnavailable', () => {
     ['an admin shutdown (57P01)', withCode('57P01', 'terminating connection due to administrator command')],
     ['a crash shutdown (57P02)', withCode('57P02')],
     ['a server starting up (57P03)', withCode('57P03', 'the database system is starting up')],
+    ['a server shutting down (57P03)', withCode('57P03', 'the database system is shutting down')],
+    ['an idle session ended (57P05)', withCode('57P05', 'terminating connection due to idle-session timeout')],
     ['a connection exception (08006)', withCode('08006')],
     ['too many connections (53300)', withCode('53300')],
     ['a statement timeout (57014)', withCode('57014', 'canceling statement due to statement timeout')],
     ['an idle-in-transaction timeout (25P03)', withCode('25P03')],
     ['a TypeORM query error wrapping a shutdown', new QueryFailedError('SELECT 1', [], withCode('57P01'))],
+    [
+      'a client whose session failed between queries',
+      new QueryFailedError('SELECT 1', [], new Error('Client has encountered a connection error and is not queryable')),
+    ],
+    [
+      'a client whose session was closed under it',
+      new QueryFailedError('SELECT 1', [], new Error('Client was closed and is not queryable')),
+    ],
+    // TypeORM released the transaction's runner when its connection emitted an error (issue 28, finding 8).
+    ['a transaction statement after its connection was lost (manager.query)', new QueryRunnerProviderAlreadyReleasedError()],
+    ['a transaction statement after its connection was lost (runner.query)', new QueryRunnerAlreadyReleasedError()],
   ])('is true for %s', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { ADVISORY_LOCKS } from './advisory-locks';
+import { isDatabaseUnavailable } from './database-errors';
 
 /**
  * Applies pending migrations while holding a PostgreSQL advisory lock, so two
@@ -18,7 +19,10 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<strin
       });
       return applied.map((migration) => migration.name);
     } finally {
-      await runner.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.MIGRATION]);
+      // A lost session fails the unlock too, and has already released its lock: the error to report is the migrations' own.
+      await runner.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.MIGRATION]).catch((error: unknown) => {
+        if (!isDatabaseUnavailable(error)) throw error;
+      });
     }
   } finally {
     await runner.release();

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Client, type ClientConfig } from 'pg';
 import { queryWithCallbackInPlace } from '../runtime-fixes/pg-query-callback/pg-query-callback';
 import { preparedStatementName } from './prepared-statements';
@@ -18,10 +19,21 @@ export interface PostgresClientConfig extends ClientConfig {
  * A text registered with `preparedStatement` is sent as a named statement, parsed once per
  * connection (prepared-statements.ts). Every other form of `query` (a callback, a config
  * object, a cursor) is pg's own.
+ *
+ * A session that fails outside a query (the server's FATAL 57P01 at shutdown, a reset socket)
+ * makes pg emit 'error' on the client, and an 'error' nobody listens to ends the process.
+ * pg-pool listens while a client is idle and TypeORM while a query runner holds it, but not
+ * in between: a new connection handed to a waiting request has neither for the rest of the
+ * socket read that completed it, and a shutdown's FATAL can arrive in that same read. So
+ * every client listens from its construction on: it logs the loss once and closes the
+ * session. pg has already made the client refuse queries (answered 503, database-errors.ts),
+ * and the pool drops it when it is released.
  */
 export class PostgresClient extends Client {
   /** See PostgresClientConfig. */
   readonly readTimeoutMs: number | undefined;
+  /** The error that ended the session outside a query, once one has. */
+  lostWith: Error | undefined;
 
   constructor(config: PostgresClientConfig) {
     if (config.query_timeout !== undefined && config.readTimeoutMs !== undefined) {
@@ -29,7 +41,18 @@ export class PostgresClient extends Client {
     }
     super(config);
     this.readTimeoutMs = config.readTimeoutMs;
+    this.on('error', (error) => onSessionError(this, error));
   }
+}
+
+const logger = new Logger('Database');
+
+function onSessionError(client: PostgresClient, error: Error): void {
+  // A failed session may emit again as its socket goes (a reset): one line is enough.
+  if (client.lostWith !== undefined) return;
+  client.lostWith = error;
+  logger.warn({ err: error }, 'a database connection failed outside a query: closed (the pool opens another when needed)');
+  client.end().catch(() => undefined);
 }
 
 /** pg's own Client#query. */

@@ -105,6 +105,23 @@ describe('WorkerPool', () => {
     expect(started).toHaveLength(2);
   });
 
+  it('reports a failed preparing pass as a claim failure, and passes again at the next wake-up', async () => {
+    let passes = 0;
+    const { pool, errors } = startPool([], {
+      prepare: () => {
+        passes += 1;
+        return passes === 1 ? Promise.reject(new Error('terminating connection due to administrator command')) : Promise.resolve();
+      },
+    });
+    expect(await pool.drain()).toBe(true);
+    expect(errors).toEqual(['claim: Error: terminating connection due to administrator command']);
+
+    pool.wake();
+    expect(await pool.drain()).toBe(true);
+    expect(passes).toBe(2);
+    expect(errors).toHaveLength(1);
+  });
+
   it('reports claim and work failures and frees their slots', async () => {
     let claims = 0;
     const { pool, errors } = startPool([], {

@@ -23,7 +23,7 @@ export interface WorkerPoolOptions<Job> {
    * Passes never overlap: a wake-up during one asks for one more pass after it.
    */
   prepare?(): Promise<void>;
-  /** Claiming failed (database down); the slot is freed and the next wake-up tries again. */
+  /** Claiming, or the preparing pass, failed (database down); the slot is freed and the next wake-up tries again. */
   onClaimError(error: unknown): void;
   /** `work` threw: its result could not be recorded, so the job's lease expires and the queue decides. */
   onWorkError(job: Job, error: unknown): void;
@@ -86,6 +86,8 @@ export class WorkerPool<Job> {
     }
     this.preparing = runAsJob(this.options.name, prepare)
       .then(() => this.fill())
+      // Nobody awaits a wake-up: a failed pass (database down) is reported as a failed claim, never left unhandled.
+      .catch((error: unknown) => this.options.onClaimError(error))
       .finally(() => {
         this.preparing = undefined;
         if (this.prepareAgain) {

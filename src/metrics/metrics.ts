@@ -81,6 +81,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly uncaughtErrors = new Counter({
+    name: 'uncaught_errors_total',
+    help: 'Errors nothing handled that the service kept running through (unhandled rejections, uncaught database errors), by kind and source',
+    labelNames: ['kind', 'source'] as const,
+    registers: [this.registry],
+  });
+
   /** A listener for a client's calls to `upstream` (clients know nothing of the metrics). */
   upstreamListener(upstream: Upstream): (endpoint: string, result: string) => void {
     return (endpoint, result) => this.upstreamRequests.inc({ upstream, endpoint, result });

@@ -1,4 +1,6 @@
 import { ArgumentsHost, BadRequestException, Logger, NotFoundException } from '@nestjs/common';
+import { QueryFailedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../../database/database-errors';
 import { AllExceptionsFilter } from './all-exceptions.filter';
 import { AppError } from './app-error';
 
@@ -157,6 +159,34 @@ describe('AllExceptionsFilter', () => {
     expect(serialized).not.toContain('stack');
     expect(errorLog).toHaveBeenCalledTimes(1);
     expect(errorLog.mock.calls[0][0]).toMatchObject({ err: error, method: 'GET', url: '/v1/things/1' });
+  });
+
+  // What a request meets while PostgreSQL goes down (issue 28, finding 8): never a 500.
+  it.each([
+    [
+      'an admin shutdown (57P01) of its statement',
+      new QueryFailedError(
+        'UPDATE',
+        [],
+        Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      ),
+    ],
+    ['the lost connection of its transaction', new QueryRunnerProviderAlreadyReleasedError()],
+    [
+      'a pooled client that failed between queries',
+      new QueryFailedError('START TRANSACTION', [], new Error('Client has encountered a connection error and is not queryable')),
+    ],
+  ])('answers %s with 503 DATABASE_UNAVAILABLE and Retry-After', (_name, error) => {
+    const res = run(error);
+
+    expect(res.statusCode).toBe(503);
+    expect(res.body).toEqual({
+      statusCode: 503,
+      error: 'Service Unavailable',
+      message: 'The database is unavailable; try again shortly',
+      code: 'DATABASE_UNAVAILABLE',
+    });
+    expect(res.headers).toEqual({ 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
   });
 
   it('treats non-Error throwables as internal errors', () => {
