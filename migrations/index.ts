@@ -15,6 +15,7 @@ import { PushPreferences1764470000000 } from './1764470000000-push-preferences';
 import { ChunkedPushExpansion1764480000000 } from './1764480000000-chunked-push-expansion';
 import { StorePurchaseState1764490000000 } from './1764490000000-store-purchase-state';
 import { JobStates1764500000000 } from './1764500000000-job-states';
+import { PushDeliveryRechecks1764515000000 } from './1764515000000-push-delivery-rechecks';
 import { AnalysisOutages1764525000000 } from './1764525000000-analysis-outages';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
@@ -36,5 +37,6 @@ export const MIGRATIONS = [
   ChunkedPushExpansion1764480000000,
   StorePurchaseState1764490000000,
   JobStates1764500000000,
+  PushDeliveryRechecks1764515000000,
   AnalysisOutages1764525000000,
 ];

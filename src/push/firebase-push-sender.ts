@@ -66,8 +66,9 @@ export function toFirebaseMessage(message: PushMessage, expiresAtMs: number): To
     android: {
       priority: 'high',
       ttl: NOTIFICATION_TTL_MS,
-      // The tag replaces a shown notification of the same filing; android.collapseKey is not used,
-      // since FCM keeps only four collapse keys per device and filings must not replace each other.
+      // The tag replaces a shown notification of the same filing (a copy sent again after a lost lease shows
+      // once); android.collapseKey is not used, since FCM keeps only four collapse keys per offline device
+      // and filings must not replace each other.
       notification: { tag: message.collapseKey, sound: 'default' },
     },
     apns: {

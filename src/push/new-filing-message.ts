@@ -24,7 +24,9 @@ const DIGEST_NAMED_COMPANIES = 3;
 /**
  * The notification of a new filing: the company as the title, and as the body its
  * one-line summary, or `새 공시: {report name}` when the summary was not there in time.
- * `text` fixed earlier (a digest, a retry) is sent as it is. A tap opens the filing.
+ * `text` fixed earlier (a digest, a retry) is sent as it is. A tap opens the filing. The
+ * collapse key is the filing (a digest's is its newest filing, whose delivery carries it): one
+ * row per device, so a copy sent again after a lost lease replaces the first on the device.
  */
 export function newFilingMessage(token: string, filing: FilingNotice, text: NotificationText | null = null): PushMessage {
   const body = filing.oneLiner?.trim() || `새 공시: ${filing.reportName.trim()}`;

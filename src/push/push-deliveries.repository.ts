@@ -74,6 +74,37 @@ const ALL_SCANS =
 const DIGEST_USERS_PER_PASS = 500;
 
 /**
+ * SQL joined to a delivery `d` (with user_id and fcm_token) of a filing of company `corpCode`:
+ * `recheck.dropped`, the terminal status of a delivery that must not go (null when it may),
+ * and `recheck.why`, its last_error. What held at the fan-out may not hold any more when the
+ * delivery is handed to the sender (quiet hours, a backoff, a lease that expired): the token
+ * must still exist and be the user's, and the user must still watch the company with
+ * notifications on. Only rows where `when` holds are checked: two probes of unique indexes
+ * (push_tokens.fcm_token, watch_stocks (user_id, corp_code)), each once (OFFSET 0 keeps the
+ * subquery whole, where the planner would repeat them for every reference), none when `when`
+ * is false.
+ */
+function recheckSql(d: string, corpCode: string, when = 'true'): string {
+  return `LEFT JOIN LATERAL (
+    SELECT true AS checked,
+           (SELECT t.user_id FROM push_tokens t WHERE t.fcm_token = ${d}.fcm_token) AS token_owner,
+           (SELECT w.notify_enabled FROM watch_stocks w WHERE w.user_id = ${d}.user_id AND w.corp_code = ${corpCode}) AS notify
+    WHERE ${when}
+    OFFSET 0
+  ) now_ ON true
+  CROSS JOIN LATERAL (
+    SELECT CASE WHEN now_.checked IS NULL THEN NULL
+                WHEN now_.token_owner IS DISTINCT FROM ${d}.user_id THEN 'TOKEN_GONE'
+                WHEN now_.notify IS NOT TRUE THEN 'UNWATCHED' END AS dropped,
+           CASE WHEN now_.checked IS NULL THEN NULL
+                WHEN now_.token_owner IS NULL THEN 'token deleted before it was sent'
+                WHEN now_.token_owner <> ${d}.user_id THEN 'token registered to another user before it was sent'
+                WHEN now_.notify IS NULL THEN 'company unwatched before it was sent'
+                WHEN NOT now_.notify THEN 'notifications of the company turned off before it was sent' END AS why
+  ) recheck`;
+}
+
+/**
  * The provider's answer for one message, as a delivery status: sent; token gone
  * (UNREGISTERED); refused for good (FAILED, the token is kept); or, after a transient
  * failure, back to PENDING after an exponential backoff until the attempts are spent.
@@ -96,8 +127,10 @@ export function planOutcome(
  * every instance. A fan-out of the outbox (PushFanoutsRepository) is expanded into one delivery
  * per (filing, token) by a single INSERT … SELECT in the database; deliveries are claimed in batches with
  * `FOR UPDATE SKIP LOCKED` under a lease and finished only while that lease is held.
- * The primary key (rcept_no, fcm_token) makes a second delivery of a filing to a token
- * impossible, and a delivery whose lease expired while SENDING is ABANDONED, never resent.
+ * The primary key (rcept_no, fcm_token) keeps a filing to one row per token. Whatever is
+ * handed to the sender is re-checked by the statement that takes it (recheckSql). A delivery
+ * whose lease expired while SENDING is claimed again (at least once: the message's collapse
+ * identity, the filing, makes a repeat replace the first on the device).
  */
 @Injectable()
 export class PushDeliveriesRepository {
@@ -175,11 +208,13 @@ export class PushDeliveriesRepository {
   }
 
   /**
-   * Turns the held deliveries whose quiet window ended into digests: for each device, the
-   * newest held filing's delivery becomes PENDING with a text counting the filings and
-   * naming the companies (one held filing keeps its usual text), and the others DIGESTED.
-   * Whole users at a time, under an advisory lock, so one device never gets two digests
-   * for one window. Answers the digests released.
+   * Turns the held deliveries whose quiet window ended into digests. Each is re-checked first,
+   * in the statement that takes it (recheckSql): those whose token is gone or moved to another
+   * user, or whose company the user unwatched or muted, end TOKEN_GONE or UNWATCHED. Of the
+   * rest, for each (user, device), the newest held filing's delivery becomes PENDING with a
+   * text counting the filings and naming the companies (one held filing keeps its usual text),
+   * and the others DIGESTED. Whole users at a time, under an advisory lock, so one device never
+   * gets two digests for one window. Answers the digests released.
    */
   async releaseDueDigests(): Promise<number> {
     let released = 0;
@@ -188,46 +223,61 @@ export class PushDeliveriesRepository {
         const [{ locked }] = await manager.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [
           ADVISORY_LOCKS.PUSH_DIGEST_RELEASE,
         ]);
-        if (!locked) return 0;
-        const rows = await manager.query<{ rcept_no: string; fcm_token: string; corp_code: string; corp_name: string }[]>(
+        if (!locked) return { taken: 0, digests: 0 };
+        const rows = await manager.query<
+          { rcept_no: string; fcm_token: string; user_id: number; corp_name: string; dropped: string | null }[]
+        >(
           `WITH due_users AS (
              SELECT DISTINCT user_id FROM push_deliveries WHERE status = 'HELD' AND available_at <= $1 ORDER BY user_id LIMIT $2
+           ), due AS (
+             SELECT p.ctid, p.rcept_no, p.fcm_token, p.user_id, d.corp_name, recheck.dropped, recheck.why
+             FROM push_deliveries p JOIN due_users u ON u.user_id = p.user_id JOIN disclosures d ON d.rcept_no = p.rcept_no
+             ${recheckSql('p', 'd.corp_code')}
+             WHERE p.status = 'HELD' AND p.available_at <= $1
+           ), dropped AS (
+             UPDATE push_deliveries p SET status = due.dropped, available_at = NULL, last_error = due.why
+             FROM due WHERE p.ctid = due.ctid AND due.dropped IS NOT NULL AND p.status = 'HELD'
+             RETURNING 1
            )
-           SELECT p.rcept_no, p.fcm_token, d.corp_code, d.corp_name
-           FROM push_deliveries p JOIN due_users u ON u.user_id = p.user_id JOIN disclosures d ON d.rcept_no = p.rcept_no
-           WHERE p.status = 'HELD' AND p.available_at <= $1
-           ORDER BY p.fcm_token, p.rcept_no DESC`,
+           SELECT rcept_no, fcm_token, user_id, corp_name, dropped FROM due
+           ORDER BY user_id, fcm_token, rcept_no DESC`,
           [this.clock.now(), DIGEST_USERS_PER_PASS],
         );
-        if (rows.length === 0) return 0;
-        const byToken = new Map<string, typeof rows>();
+        if (rows.length === 0) return { taken: 0, digests: 0 };
+        // Per (user, device), never per device alone: a device that changed hands is two users' devices.
+        const byDevice = new Map<string, typeof rows>();
         for (const row of rows) {
-          const held = byToken.get(row.fcm_token);
+          if (row.dropped !== null) continue;
+          const key = `${row.user_id}:${row.fcm_token}`;
+          const held = byDevice.get(key);
           if (held) held.push(row);
-          else byToken.set(row.fcm_token, [row]);
+          else byDevice.set(key, [row]);
         }
-        const updates = [...byToken.values()].flatMap((held) => {
+        const updates = [...byDevice.values()].flatMap((held) => {
           // Newest first: the digest opens the newest filing.
           const text = held.length > 1 ? digestText(held.map((row) => ({ corpName: row.corp_name }))) : null;
           return held.map((row, i) => ({ rcept_no: row.rcept_no, fcm_token: row.fcm_token, carrier: i === 0, text }));
         });
-        await manager.query(
-          `UPDATE push_deliveries p
-           SET status = CASE WHEN u.carrier THEN 'PENDING' ELSE 'DIGESTED' END, available_at = NULL, title = u.title, body = u.body
-           FROM unnest($1::bpchar[], $2::text[], $3::boolean[], $4::text[], $5::text[]) AS u(rcept_no, fcm_token, carrier, title, body)
-           WHERE p.rcept_no = u.rcept_no AND p.fcm_token = u.fcm_token AND p.status = 'HELD'`,
-          [
-            updates.map((u) => u.rcept_no),
-            updates.map((u) => u.fcm_token),
-            updates.map((u) => u.carrier),
-            updates.map((u) => (u.carrier ? (u.text?.title ?? null) : null)),
-            updates.map((u) => (u.carrier ? (u.text?.body ?? null) : null)),
-          ],
-        );
-        return byToken.size;
+        if (updates.length > 0) {
+          await manager.query(
+            `UPDATE push_deliveries p
+             SET status = CASE WHEN u.carrier THEN 'PENDING' ELSE 'DIGESTED' END, available_at = NULL, title = u.title, body = u.body
+             FROM unnest($1::bpchar[], $2::text[], $3::boolean[], $4::text[], $5::text[]) AS u(rcept_no, fcm_token, carrier, title, body)
+             WHERE p.rcept_no = u.rcept_no AND p.fcm_token = u.fcm_token AND p.status = 'HELD'`,
+            [
+              updates.map((u) => u.rcept_no),
+              updates.map((u) => u.fcm_token),
+              updates.map((u) => u.carrier),
+              updates.map((u) => (u.carrier ? (u.text?.title ?? null) : null)),
+              updates.map((u) => (u.carrier ? (u.text?.body ?? null) : null)),
+            ],
+          );
+        }
+        return { taken: rows.length, digests: byDevice.size };
       });
-      if (pass === 0) return released;
-      released += pass;
+      // A pass whose users' deliveries were all dropped still took them: go on while any were taken.
+      if (pass.taken === 0) return released;
+      released += pass.digests;
     }
   }
 
@@ -287,25 +337,39 @@ export class PushDeliveriesRepository {
    * attempt, under a lease. New deliveries first (oldest first), then retries whose
    * backoff ended. Two passes rather than `available_at IS NULL OR available_at <= now`:
    * each pass is then an ordered scan of the claimable index that stops after `limit`
-   * rows, where the OR made PostgreSQL sort every pending row on every claim.
+   * rows, where the OR made PostgreSQL sort every pending row on every claim. A pass whose
+   * rows were partly dropped by the re-check is repeated for the rest of the limit.
    */
   async claimBatch(worker: string, limit: number): Promise<ClaimedDelivery[]> {
     const { leaseMs } = this.config.push;
-    const claimed = await this.claimWhere('available_at IS NULL', [worker, leaseMs, limit]);
-    if (claimed.length < limit) {
-      claimed.push(...(await this.claimWhere('available_at <= $4', [worker, leaseMs, limit - claimed.length, this.clock.now()])));
+    const claimed: ClaimedDelivery[] = [];
+    for (const due of ['available_at IS NULL', 'available_at <= $4']) {
+      for (;;) {
+        const wanted = limit - claimed.length;
+        if (wanted === 0) return claimed;
+        const params = due === 'available_at IS NULL' ? [worker, leaseMs, wanted] : [worker, leaseMs, wanted, this.clock.now()];
+        const pass = await this.claimWhere(due, params);
+        claimed.push(...pass.claimed);
+        // Fewer rows than asked: nothing more is due in this pass.
+        if (pass.taken < wanted) break;
+      }
     }
     return claimed;
   }
 
   /**
    * One claim pass over pending deliveries matching `due`; $1 is the worker, $2 the lease
-   * in milliseconds (on the database clock), $3 the limit. The rows are locked and updated by ctid: they stay locked in between.
+   * in milliseconds (on the database clock), $3 the limit. The rows are locked and updated by
+   * ctid: they stay locked in between. Each is re-checked in the same statement (recheckSql),
+   * fresh ones too: a device can change accounts in the seconds between the fan-out and the
+   * claim, and a filing must never reach the next account. One that fails ends TOKEN_GONE or
+   * UNWATCHED instead of SENDING and is not answered. `taken` counts both.
    */
-  private async claimWhere(due: string, params: unknown[]): Promise<ClaimedDelivery[]> {
+  private async claimWhere(due: string, params: unknown[]): Promise<{ claimed: ClaimedDelivery[]; taken: number }> {
     const rows = await this.dataSource.query<
       {
         ref: string;
+        status: string;
         rcept_no: string;
         fcm_token: string;
         attempts: number;
@@ -318,45 +382,56 @@ export class PushDeliveriesRepository {
       }[]
     >(
       `WITH next AS (
-         SELECT ctid FROM push_deliveries
+         SELECT ctid, rcept_no, fcm_token, user_id, attempts, created_at FROM push_deliveries
          WHERE status = 'PENDING' AND ${due}
          ORDER BY available_at NULLS FIRST, created_at
          LIMIT $3 FOR UPDATE SKIP LOCKED
        ),
+       judged AS (
+         SELECT n.ctid, d.corp_code, d.corp_name, d.report_name, recheck.dropped, recheck.why
+         FROM next n JOIN disclosures d ON d.rcept_no = n.rcept_no
+         ${recheckSql('n', 'd.corp_code')}
+       ),
        claimed AS (
-         UPDATE push_deliveries p SET status = 'SENDING', attempts = p.attempts + 1, lease_owner = $1,
-           lease_expires_at = now() + $2 * interval '1 millisecond'
-         FROM next WHERE p.ctid = next.ctid
-         RETURNING p.ctid::text AS ref, p.rcept_no, p.fcm_token, p.attempts, p.title, p.body
+         UPDATE push_deliveries p SET status = coalesce(j.dropped, 'SENDING'),
+           attempts = CASE WHEN j.dropped IS NULL THEN p.attempts + 1 ELSE p.attempts END,
+           lease_owner = CASE WHEN j.dropped IS NULL THEN $1 END,
+           lease_expires_at = CASE WHEN j.dropped IS NULL THEN now() + $2 * interval '1 millisecond' END,
+           last_error = CASE WHEN j.dropped IS NULL THEN p.last_error ELSE j.why END
+         FROM judged j WHERE p.ctid = j.ctid
+         RETURNING p.ctid::text AS ref, p.status, p.rcept_no, p.fcm_token, p.attempts, p.title, p.body, j.corp_code, j.corp_name, j.report_name
        )
-       SELECT c.ref, c.rcept_no, c.fcm_token, c.attempts, c.title, c.body, d.corp_code, d.corp_name, d.report_name, a.one_liner
-       FROM claimed c JOIN disclosures d ON d.rcept_no = c.rcept_no
-       LEFT JOIN analyses a ON a.rcept_no = c.rcept_no AND a.status = 'COMPLETED' AND a.one_liner <> ''`,
+       SELECT c.ref, c.status, c.rcept_no, c.fcm_token, c.attempts, c.title, c.body, c.corp_code, c.corp_name, c.report_name, a.one_liner
+       FROM claimed c
+       LEFT JOIN analyses a ON c.status = 'SENDING' AND a.rcept_no = c.rcept_no AND a.status = 'COMPLETED' AND a.one_liner <> ''`,
       params,
     );
-    return rows.map((row) => ({
-      ref: row.ref,
-      rceptNo: row.rcept_no,
-      token: row.fcm_token,
-      attempts: row.attempts,
-      corpCode: row.corp_code,
-      corpName: row.corp_name,
-      reportName: row.report_name,
-      oneLiner: row.one_liner,
-      text: row.title !== null && row.body !== null ? { title: row.title, body: row.body } : null,
-    }));
+    const claimed = rows
+      .filter((row) => row.status === 'SENDING')
+      .map((row) => ({
+        ref: row.ref,
+        rceptNo: row.rcept_no,
+        token: row.fcm_token,
+        attempts: row.attempts,
+        corpCode: row.corp_code,
+        corpName: row.corp_name,
+        reportName: row.report_name,
+        oneLiner: row.one_liner,
+        text: row.title !== null && row.body !== null ? { title: row.title, body: row.body } : null,
+      }));
+    return { claimed, taken: rows.length };
   }
 
   /**
    * Records the outcomes of a sent batch, each only while `worker` still holds its
-   * lease (a late answer after an abandonment is dropped), and deletes the tokens whose
+   * lease (a late answer after the lease expired is dropped), and deletes the tokens whose
    * deliveries were recorded UNREGISTERED, in one transaction.
    *
    * Each outcome finds its row by the ctid of the claim: one TID scan per outcome, whatever
    * the table's size. Left to itself the planner hashes the whole table, or, trusting
    * statistics that saw few rows SENDING, loops over the SENDING rows for every outcome
    * (quadratic): the transaction allows it nothing but the TID scan. A row changed since
-   * (abandoned at lease expiry, or moved by a VACUUM FULL) no longer matches the ctid, key,
+   * (put back at lease expiry, or moved by a VACUUM FULL) no longer matches the ctid, key,
    * status and lease all at once, and is left as it is.
    */
   async record(
@@ -403,20 +478,27 @@ export class PushDeliveriesRepository {
   }
 
   /**
-   * Marks ABANDONED every delivery whose SENDING lease expired: its sender died (or
-   * stalled) between handing the batch to the provider and recording the answer, so
-   * the message may have reached the device. At most once: it is never sent again.
+   * Puts back every delivery whose SENDING lease expired: its sender died (or stalled)
+   * between claiming the batch and recording the answer, so the message may or may not
+   * have reached the device. With attempts left it is PENDING again, first in line (no
+   * available_at), and the next claim re-checks and sends it again: a repeat is replaced on
+   * the device by its collapse identity (the filing). With the attempts spent it is ABANDONED.
+   * Reached through ix_push_deliveries_sending. Answers how many of each.
    */
-  async abandonExpired(): Promise<number> {
-    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
-      `WITH abandoned AS (
+  async reclaimExpired(): Promise<{ resent: number; abandoned: number }> {
+    const [counts] = await this.dataSource.query<{ resent: number; abandoned: number }[]>(
+      `WITH expired AS (
          UPDATE push_deliveries
-         SET status = 'ABANDONED', lease_owner = NULL, lease_expires_at = NULL,
-             last_error = left('lease of ' || lease_owner || ' expired while sending; not sent again', 500)
+         SET status = CASE WHEN attempts < $1 THEN 'PENDING' ELSE 'ABANDONED' END, available_at = NULL,
+             lease_owner = NULL, lease_expires_at = NULL,
+             last_error = left('lease of ' || lease_owner || ' expired while sending; ' ||
+               CASE WHEN attempts < $1 THEN 'sent again' ELSE 'attempts spent, not sent again' END, 500)
          WHERE status = 'SENDING' AND lease_expires_at < now()
-         RETURNING 1
-       ) SELECT count(*)::int AS n FROM abandoned`,
+         RETURNING status
+       ) SELECT count(*) FILTER (WHERE status = 'PENDING')::int AS resent, count(*) FILTER (WHERE status = 'ABANDONED')::int AS abandoned
+         FROM expired`,
+      [this.config.push.maxAttempts],
     );
-    return n;
+    return counts;
   }
 }

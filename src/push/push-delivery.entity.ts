@@ -7,18 +7,25 @@ import { UserEntity } from '../users/user.entity';
  * HELD: the user's quiet hours; waits until `available_at` (the window's end), when the
  * newest of a device's held deliveries becomes PENDING carrying the digest and the
  * others become DIGESTED (told by that digest, never sent themselves).
+ * TOKEN_GONE and UNWATCHED: dropped, never sent, when re-checked at release or claim (the
+ * token was deleted or moved to another user; the company was unwatched or muted).
+ * ABANDONED: its lease expired while SENDING with the attempts spent (maybe delivered).
  */
-export type PushDeliveryStatus = 'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UNREGISTERED' | 'ABANDONED' | 'HELD' | 'DIGESTED';
+export type PushDeliveryStatus =
+  'PENDING' | 'SENDING' | 'SENT' | 'FAILED' | 'UNREGISTERED' | 'ABANDONED' | 'HELD' | 'DIGESTED' | 'TOKEN_GONE' | 'UNWATCHED';
 
 /**
- * One message per (filing, token): the primary key is what makes a second send
- * impossible. Written only by PushDeliveriesRepository.
+ * One message per (filing, token): the primary key keeps a filing to one row per device
+ * (a resend after a crash reuses the row). Written only by PushDeliveriesRepository.
  *
  * ix_push_deliveries_claimable is (available_at NULLS FIRST, created_at) WHERE status =
  * 'PENDING'; TypeORM cannot declare NULLS FIRST, so it is `synchronize: false`.
  */
 @Entity('push_deliveries')
-@Check('ck_push_deliveries_status', `status IN ('PENDING', 'SENDING', 'SENT', 'FAILED', 'UNREGISTERED', 'ABANDONED', 'HELD', 'DIGESTED')`)
+@Check(
+  'ck_push_deliveries_status',
+  `status IN ('PENDING', 'SENDING', 'SENT', 'FAILED', 'UNREGISTERED', 'ABANDONED', 'HELD', 'DIGESTED', 'TOKEN_GONE', 'UNWATCHED')`,
+)
 @Index('ix_push_deliveries_claimable', { synchronize: false })
 @Index('ix_push_deliveries_sending', ['work.leaseExpiresAt'], { where: `status = 'SENDING'` })
 @Index('ix_push_deliveries_held', ['work.availableAt'], { where: `status = 'HELD'` })
@@ -47,7 +54,7 @@ export class PushDeliveryEntity {
   @Column({ type: 'varchar', length: 16, default: 'PENDING' })
   status: PushDeliveryStatus;
 
-  /** A SENDING delivery whose lease expired is ABANDONED, never resent. */
+  /** A SENDING delivery whose lease expired is claimed again while it has attempts left, then ABANDONED. */
   @Column(() => LeasedWorkColumns, { prefix: false })
   work: LeasedWorkColumns;
 

@@ -37,8 +37,14 @@ class InMemoryQueue {
   releaseDueDigests() {
     return Promise.resolve(0);
   }
-  abandonExpired() {
-    return Promise.resolve(0);
+  /** What the next reclaim of expired leases answers; then nothing. */
+  expired = { resent: 0, abandoned: 0 };
+  reclaims = 0;
+  reclaimExpired() {
+    this.reclaims += 1;
+    const expired = this.expired;
+    this.expired = { resent: 0, abandoned: 0 };
+    return Promise.resolve(expired);
   }
 }
 
@@ -157,6 +163,18 @@ describe('PushDispatcher', () => {
     );
   });
 
+  it('puts back the deliveries of expired leases before claiming, and says how many go again', async () => {
+    queue.expired = { resent: 3, abandoned: 1 };
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+
+    await start(new PushSenderDouble()).drain();
+
+    expect(queue.reclaims).toBe(1);
+    expect(warned.mock.calls.map(([line]) => String(line))).toEqual([
+      "push sender's lease expired mid-send: 3 deliveries to send again, 1 abandoned (attempts spent)",
+    ]);
+  });
+
   it('with push disabled only closes fan-outs: nothing is claimed or sent', async () => {
     queue.fanouts = ['20261120000001', '20261120000002'];
     queue.due = deliveries(2);
@@ -165,6 +183,7 @@ describe('PushDispatcher', () => {
 
     expect(queue.expandCalls).toEqual([false, false, false]);
     expect(queue.claims).toEqual([]);
+    expect(queue.reclaims).toBe(0);
     expect(queue.due).toHaveLength(2);
   });
 

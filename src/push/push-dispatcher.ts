@@ -15,8 +15,9 @@ import type { PushConfig } from './push.config';
 /**
  * Sends new-filing notifications from the shared queue, always running (with push
  * disabled it only closes fan-outs). A new filing wakes it at once; a short poll
- * catches the rest. Each wake-up expands pending fan-outs, abandons expired leases,
- * then keeps up to PUSH_CONCURRENCY batches of up to 500 messages with the provider.
+ * catches the rest. Each wake-up expands pending fan-outs, releases digests, puts back
+ * deliveries whose lease expired, then keeps up to PUSH_CONCURRENCY batches of up to 500
+ * messages with the provider.
  * Several instances may run it against one database.
  */
 @Injectable()
@@ -44,7 +45,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
       canClaim: () => this.sender.enabled,
       prepare: () => this.expand(),
       onClaimError: (error) => this.logger.error(`claiming push deliveries failed: ${describe(error)}`),
-      // The answer could not be recorded: the deliveries stay SENDING and are abandoned at lease expiry.
+      // The answer could not be recorded: the deliveries stay SENDING and are sent again at lease expiry.
       onWorkError: (batch, error) => this.logger.error(`recording ${batch.length} push results failed: ${describe(error)}`),
     });
   }
@@ -60,12 +61,10 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
 
   /** Before the database closes: stop claiming, and let batches with the provider record their answers. */
   async beforeApplicationShutdown(): Promise<void> {
-    // Waiting past the lease is pointless: the deliveries are then abandoned anyway.
+    // Waiting past the lease is pointless: the deliveries are then claimed again anyway.
     const unfinished = await this.pool.shutdown(this.config.push.leaseMs);
     if (unfinished > 0) {
-      this.logger.warn(
-        `${unfinished} push batch(es) still unanswered at shutdown: their deliveries are ABANDONED when the lease expires, never resent`,
-      );
+      this.logger.warn(`${unfinished} push batch(es) still unanswered at shutdown: their deliveries are sent again when the lease expires`);
     }
   }
 
@@ -104,7 +103,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
 
   /**
    * The pass before each fill: pending fan-outs become deliveries, held deliveries whose
-   * quiet hours ended become digests, expired leases are abandoned.
+   * quiet hours ended become digests, deliveries whose lease expired are put back.
    */
   private async expand(): Promise<void> {
     try {
@@ -122,8 +121,12 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
       if (!enabled) return;
       const digests = await this.queue.releaseDueDigests();
       if (digests > 0) this.logger.log(`quiet hours ended: ${digests} device(s) get their held pushes`);
-      const abandoned = await this.queue.abandonExpired();
-      if (abandoned > 0) this.logger.warn(`${abandoned} push deliveries abandoned: their sender's lease expired mid-send (not resent)`);
+      const { resent, abandoned } = await this.queue.reclaimExpired();
+      if (resent + abandoned > 0) {
+        this.logger.warn(
+          `push sender's lease expired mid-send: ${resent} deliveries to send again, ${abandoned} abandoned (attempts spent)`,
+        );
+      }
     } catch (error) {
       this.logger.error(`push dispatch pass failed: ${describe(error)}`);
     }

@@ -8,7 +8,7 @@ export interface PushConfig {
     /** Attempts per message before a transient failure is final; retries back off exponentially from `retryBaseMs`. */
     maxAttempts: number;
     retryBaseMs: number;
-    /** How long a claimed batch stays with its sender; a batch still unanswered after that is never resent. */
+    /** How long a claimed batch stays with its sender; a batch still unanswered after that is sent again (at most `maxAttempts`). */
     leaseMs: number;
     /** How long a new filing's fan-out waits for its one-liner after the filing was stored; then it goes with the report name. */
     summaryWaitMs: number;

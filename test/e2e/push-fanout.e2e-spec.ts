@@ -383,7 +383,7 @@ describe('new-filing push across restarts and instances', () => {
     await database?.drop();
   });
 
-  it('resumes a fan-out after a restart without duplicates; the batch lost with its process is abandoned, not resent', async () => {
+  it('resumes a fan-out after a restart; the batch lost with its process is sent again once its lease expires, under its collapse key', async () => {
     const first = new PushSenderDouble();
     // The first batch is answered; during the second the process dies (no answer ever comes).
     first.answerCalls((messages, call) => (call === 1 ? allOk(messages) : new Promise<PushSendResult[]>(() => undefined)));
@@ -398,6 +398,11 @@ describe('new-filing push across restarts and instances', () => {
     await eventually(async () => first.calls.length === 2);
     expect(await statusCounts(a.dataSource, filing.rcept_no)).toEqual({ SENT: 500, SENDING: 500, PENDING: 200 });
     const deadWorker = a.app.get(PushDispatcher).workerId;
+    const lostBatch = new Set(first.calls[1].map((message) => message.token));
+    const [lostRow] = await a.dataSource.query<{ ref: string; fcm_token: string }[]>(
+      "SELECT ctid::text AS ref, fcm_token FROM push_deliveries WHERE rcept_no = $1 AND status = 'SENDING' LIMIT 1",
+      [filing.rcept_no],
+    );
     await a.close();
 
     const second = new PushSenderDouble();
@@ -408,30 +413,28 @@ describe('new-filing push across restarts and instances', () => {
     expect(second.messages()).toHaveLength(200);
     expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, SENDING: 500 });
 
-    // Once the dead sender's lease expires (on the database clock) its batch is abandoned: it may have reached the devices.
+    // Once the dead sender's lease expires (on the database clock) its batch goes again: FCM may or may not have taken it.
     await b.dataSource.query(
       "UPDATE push_deliveries SET lease_expires_at = now() - interval '1 second' WHERE rcept_no = $1 AND status = 'SENDING'",
       [filing.rcept_no],
     );
     b.app.get(PushDispatcher).wake();
     await b.app.get(PushDispatcher).drain();
-    expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, ABANDONED: 500 });
-    expect(second.messages()).toHaveLength(200);
+    expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 1200 });
+    expect(second.messages()).toHaveLength(700);
 
+    // Every token reached; the lost batch's twice, with the same collapse key (the device shows one).
     const counts = sendsPerToken(filing.rcept_no, first, second);
     expect([...counts.keys()].sort()).toEqual([...tokens].sort());
-    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    expect([...counts].every(([token, n]) => n === (lostBatch.has(token) ? 2 : 1))).toBe(true);
+    expect(new Set(second.messages().map((message) => message.collapseKey))).toEqual(new Set([filing.rcept_no]));
 
     // An answer arriving from the dead process now would be dropped.
-    const [abandoned] = await b.dataSource.query<{ ref: string; fcm_token: string }[]>(
-      "SELECT ctid::text AS ref, fcm_token FROM push_deliveries WHERE rcept_no = $1 AND status = 'ABANDONED' LIMIT 1",
-      [filing.rcept_no],
-    );
     const late = await b.app.get(PushDeliveriesRepository).record(deadWorker, [
       {
-        ref: abandoned.ref,
+        ref: lostRow.ref,
         rceptNo: filing.rcept_no,
-        token: abandoned.fcm_token,
+        token: lostRow.fcm_token,
         status: 'UNREGISTERED',
         availableAt: null,
         error: 'late',
@@ -440,7 +443,7 @@ describe('new-filing push across restarts and instances', () => {
       },
     ]);
     expect(late).toEqual({ recorded: 0, tokensRemoved: 0 });
-    expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, ABANDONED: 500 });
+    expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 1200 });
 
     // Only the instances of the next test share this database.
     apps.splice(apps.indexOf(b), 1);
