@@ -17,6 +17,7 @@ import { StorePurchaseState1764490000000 } from './1764490000000-store-purchase-
 import { JobStates1764500000000 } from './1764500000000-job-states';
 import { PushDeliveryRechecks1764515000000 } from './1764515000000-push-delivery-rechecks';
 import { AnalysisOutages1764525000000 } from './1764525000000-analysis-outages';
+import { AnalysisDartOutages1764531000000 } from './1764531000000-analysis-dart-outages';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   JobStates1764500000000,
   PushDeliveryRechecks1764515000000,
   AnalysisOutages1764525000000,
+  AnalysisDartOutages1764531000000,
 ];

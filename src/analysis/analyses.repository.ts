@@ -16,7 +16,7 @@ export interface ClaimedAnalysis {
   rceptNo: string;
   /** Attempts spent, this one included: claims, less those given back (outages, our own faults). */
   attempts: number;
-  /** Model outages in a row that postponed this analysis since the model last answered for it. */
+  /** Outages in a row (the model's or the disclosure system's) that postponed this analysis since it last got an answer. */
   outageFailures: number;
   corpName: string;
   reportName: string;
@@ -46,10 +46,11 @@ export interface CompletedAnalysis {
  * completed analysis is never overwritten and a lease left by a crashed worker is
  * taken over once it expires.
  *
- * A model outage spends no attempt: the analysis waits (`postponeForOutage`, counted in
- * `outage_failures`) and is claimable again as soon as the model answers (`requeueAfterOutage`).
- * Only answers that are not an analysis spend attempts, so UNAVAILABLE is for filings
- * without a usable document and filings the model answered badly `maxAttempts` times.
+ * An outage of the model or of the disclosure system spends no attempt: the analysis waits
+ * (`postponeForOutage`, counted in `outage_failures`) and is claimable again as soon as the
+ * one that was out answers (`requeueAfterOutage`). Only answers spend attempts (a model's
+ * that is not an analysis, a document that cannot be read), so UNAVAILABLE is for filings
+ * without a usable document and filings answered badly `maxAttempts` times.
  */
 @NewFilingsStep()
 @Injectable()
@@ -184,7 +185,7 @@ export class AnalysesRepository implements NewFilingsStepHandler {
 
   /**
    * A failed attempt (the model answered, but not an analysis; a document that could not
-   * be fetched or read): back to PENDING after an exponential backoff, or UNAVAILABLE
+   * be read): back to PENDING after an exponential backoff, or UNAVAILABLE
    * once the attempts are spent. Returns the status the analysis ended in, or null
    * when the lease was lost.
    */
@@ -198,10 +199,11 @@ export class AnalysesRepository implements NewFilingsStepHandler {
   }
 
   /**
-   * The model could not be asked (429, 5xx, a timeout, no connection): back to PENDING
-   * without spending the attempt, after the wait the API asked for or an exponential
-   * backoff on this analysis' outages in a row. The wait ends early when the model
-   * answers again (`requeueAfterOutage`). False when the lease was lost.
+   * The model or the disclosure system could not be asked (429, 5xx, DART's 800 or 900, a
+   * timeout, no connection): back to PENDING without spending the attempt, after the wait
+   * the API asked for or an exponential backoff on this analysis' outages in a row. The
+   * wait ends early when that upstream answers again (`requeueAfterOutage`). False when
+   * the lease was lost.
    */
   async postponeForOutage(worker: string, job: ClaimedAnalysis, reason: string, retryAfterMs?: number): Promise<boolean> {
     const maxMs = maxBackoffMs('analysis');
@@ -213,7 +215,7 @@ export class AnalysesRepository implements NewFilingsStepHandler {
   }
 
   /**
-   * The model answers again: every analysis an outage postponed is claimable now, and
+   * The model or the disclosure system answers again: every analysis an outage postponed is claimable now, and
    * every one an outage left UNAVAILABLE (before outages stopped spending attempts) is
    * PENDING again with its attempts back. Returns how many were re-queued.
    */

@@ -13,6 +13,7 @@ import { type AnalysisOutcome, Metrics } from '../metrics/metrics';
 import type { DartBudgetStatus } from '../upstream/dart/dart-budget';
 import { DartError } from '../upstream/dart/dart.types';
 import { ANALYSIS_SETTLED, type AnalysisSettledEvent } from './analysis-events';
+import { classifyAnalysisFailure, isDartAnswer } from './analysis-failure';
 import { AnalysesRepository, type ClaimedAnalysis } from './analyses.repository';
 import type { AnalysisConfig } from './analysis.config';
 import { Analyzer, AnalyzerError } from './analyzers/analyzer';
@@ -25,13 +26,13 @@ import { SchedulerSettingsRepository } from './scheduler-settings.repository';
 /** How long a job waits after a failure that is ours, not the filing's (bad keys). */
 const CONFIGURATION_RETRY_MS = 5 * 60_000;
 
-/** Outages in a row that stop the claims: one filing the model fails on alone does not. */
+/** Outages in a row that stop the claims: one filing the model (or the disclosure system) fails on alone does not. */
 const OUTAGE_THRESHOLD = 3;
-/** The longest pause between probes of a model that is out, when it gave no Retry-After: its return is seen within it. */
+/** The longest pause between probes of an upstream that is out, when it gave no Retry-After: its return is seen within it. */
 const OUTAGE_PROBE_MAX_MS = 5 * 60_000;
 
-/** A claimed analysis and what the model circuit allowed its claim. */
-type ScheduledAnalysis = ClaimedAnalysis & { permit: ModelCallPermit };
+/** A claimed analysis and what the two circuits (the model's, the disclosure system's) allowed its claim. */
+type ScheduledAnalysis = ClaimedAnalysis & { permit: ModelCallPermit; dartPermit: ModelCallPermit };
 
 /** The scheduler of the whole fleet, as any instance answers it. */
 export interface SchedulerStatus {
@@ -69,6 +70,12 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
   private readonly logger = new Logger(AnalysisSchedulerService.name);
   private readonly pool: WorkerPool<ScheduledAnalysis>;
   private readonly circuit: ModelCircuit;
+  /**
+   * The same circuit on the disclosure system's document.xml: during its outage (maintenance, 5xx,
+   * no answer) claims stop after a few failures and one filing at a time probes it, so the queue
+   * neither hammers it nor spends the filings' attempts on it.
+   */
+  private readonly dartCircuit: ModelCircuit;
   private lastError: string | null = null;
 
   constructor(
@@ -84,21 +91,23 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     jobs: JobScheduler,
     clock: Clock,
   ) {
-    this.circuit = new ModelCircuit(clock, {
+    const outagePolicy = {
       threshold: OUTAGE_THRESHOLD,
       baseMs: config.ai.retryBaseMs,
       maxMs: OUTAGE_PROBE_MAX_MS,
       maxRetryAfterMs: maxBackoffMs('analysis'),
-    });
+    };
+    this.circuit = new ModelCircuit(clock, outagePolicy);
+    this.dartCircuit = new ModelCircuit(clock, outagePolicy);
     metrics.sources.analysisQueue = () => this.queue.depths();
     // The queue's poll (ended backoffs, expired leases, other instances' filings) is in the job catalog.
     this.pool = jobs.queue<ScheduledAnalysis>('analysis', {
       concurrency: config.ai.concurrency,
       claim: (workerId) => this.claim(workerId),
       work: (job) => this.process(job),
-      // No document can be fetched while the daily budget is spent, and no analysis made while the
-      // model is out: claiming would only postpone job after job.
-      canClaim: () => this.dart.budgetStatus().exhaustedUntil === null && this.circuit.allowsClaim(),
+      // No document can be fetched while the daily budget is spent or the disclosure system is out, and
+      // no analysis made while the model is out: claiming would only postpone job after job.
+      canClaim: () => this.dart.budgetStatus().exhaustedUntil === null && this.dartCircuit.allowsClaim() && this.circuit.allowsClaim(),
       onClaimError: (error) => {
         this.lastError = `claiming failed: ${describe(error)}`;
         this.logger.error({ err: error }, 'claiming an analysis failed');
@@ -204,22 +213,31 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     this.pool.fill();
   }
 
-  /** Claims under the model circuit's permit: during an outage, only its one probe. */
+  /** Claims under both circuits' permits: during an outage of either, only its one probe. */
   private async claim(workerId: string): Promise<ScheduledAnalysis | null> {
+    const dartPermit = this.dartCircuit.permit();
+    if (dartPermit === null) return null;
     const permit = this.circuit.permit();
-    if (permit === null) return null;
+    if (permit === null) {
+      this.dartCircuit.release(dartPermit);
+      return null;
+    }
+    const release = () => {
+      this.circuit.release(permit);
+      this.dartCircuit.release(dartPermit);
+    };
     let job: ClaimedAnalysis | null;
     try {
       job = await this.queue.claim(workerId);
     } catch (error) {
-      this.circuit.release(permit);
+      release();
       throw error;
     }
     if (job === null) {
-      this.circuit.release(permit);
+      release();
       return null;
     }
-    return { ...job, permit };
+    return { ...job, permit, dartPermit };
   }
 
   /** One attempt at one filing: document → facts and the text a model reads → analyzer → stored result. */
@@ -227,16 +245,19 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     try {
       await this.attempt(job);
     } finally {
-      // A probe that never reached the model (no document, the database) hands the probe on.
+      // A probe that never reached its upstream (no document, the database) hands the probe on.
       this.circuit.release(job.permit);
+      this.dartCircuit.release(job.dartPermit);
     }
   }
 
   private async attempt(job: ScheduledAnalysis): Promise<void> {
     const startedAt = performance.now();
     let recovered = false;
+    let dartRecovered = false;
     try {
       const zip = await this.dart.document(job.rceptNo, 'analysisDocument');
+      dartRecovered = this.dartCircuit.answered();
       const { document } = await readFilingDocument(zip, job.rceptNo);
       const input = analysisInput(
         { rceptNo: job.rceptNo, corpName: job.corpName, reportName: job.reportName, rceptDt: job.rceptDt },
@@ -256,20 +277,28 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
       }
     } catch (error) {
       this.lastError = `${job.rceptNo}: ${describe(error)}`;
+      // A status that is the filing's (014) is still an answer: the disclosure system is there.
+      if (isDartAnswer(error)) dartRecovered = this.dartCircuit.answered();
       // An answer that is not an analysis is still an answer: the model is there.
       if (error instanceof AnalyzerError && error.failure === 'bad-answer') recovered = this.circuit.answered();
       await this.recordFailure(job, error);
     }
-    if (recovered) await this.requeueAfterOutage();
+    const circuits = [...(recovered ? [this.circuit] : []), ...(dartRecovered ? [this.dartCircuit] : [])];
+    if (circuits.length > 0) await this.requeueAfterOutage(circuits);
   }
 
-  /** The model answers again: what the outage postponed (or left UNAVAILABLE before) is claimable now. */
-  private async requeueAfterOutage(): Promise<void> {
+  /**
+   * The model or the disclosure system answers again: what an outage postponed (or left UNAVAILABLE
+   * before) is claimable now. Both outages share `outage_failures`: a row the other upstream still
+   * holds back is claimed only as its circuit allows.
+   */
+  private async requeueAfterOutage(circuits: ModelCircuit[]): Promise<void> {
+    const which = circuits.map((circuit) => (circuit === this.circuit ? 'the model' : 'the disclosure system')).join(' and ');
     try {
       const requeued = await this.queue.requeueAfterOutage();
-      if (requeued > 0) this.logger.log(`the model answers again: ${requeued} analysis(es) an outage held back re-queued`);
+      if (requeued > 0) this.logger.log(`${which} answers again: ${requeued} analysis(es) an outage held back re-queued`);
     } catch (error) {
-      this.circuit.recoveryFailed();
+      for (const circuit of circuits) circuit.recoveryFailed();
       this.logger.error({ err: error }, 're-queueing the analyses an outage held back failed; tried again at the next answer');
       return;
     }
@@ -288,44 +317,50 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
 
   private async recordFailure(job: ScheduledAnalysis, error: unknown): Promise<void> {
     const reason = describe(error);
-    // No document (014), or one the disclosure system will never serve us (too large,
-    // a request it refuses): asking again cannot help.
-    if (error instanceof DartError && (error.kind === 'missing' || error.kind === 'request')) {
-      await this.queue.markUnavailable(this.workerId, job.rceptNo, reason);
-      this.count('unavailable');
-      this.settled(job.rceptNo);
-      this.logger.warn({ err: error }, `analysis of ${job.rceptNo}: no usable document; UNAVAILABLE`);
-      return;
+    const failure = classifyAnalysisFailure(error);
+    switch (failure.kind) {
+      case 'no-document':
+        // No document (014), or one the disclosure system will never serve us: asking again cannot help.
+        await this.queue.markUnavailable(this.workerId, job.rceptNo, reason);
+        this.count('unavailable');
+        this.settled(job.rceptNo);
+        this.logger.warn({ err: error }, `analysis of ${job.rceptNo}: no usable document; UNAVAILABLE`);
+        return;
+      case 'budget':
+        // The budget is spent or busy (020 included): the filing is fine, so the attempt is given back.
+        await this.queue.postpone(this.workerId, job.rceptNo, failure.retryAfterMs ?? CONFIGURATION_RETRY_MS, reason);
+        this.count('postponed');
+        this.logger.warn({ err: error }, `analysis of ${job.rceptNo} postponed until the disclosure-system budget allows`);
+        return;
+      case 'dart-outage':
+        // The disclosure system is out (800, 900, 5xx, a timeout, no connection) after the client's own
+        // retries: the filing is fine, so the attempt is given back, and its circuit decides when the
+        // next document is asked for. The model's circuit is not told: the model was never asked.
+        this.dartCircuit.failed(job.dartPermit);
+        await this.queue.postponeForOutage(this.workerId, job, reason);
+        this.count('postponed');
+        this.logger.warn({ err: error }, `analysis of ${job.rceptNo} postponed: the disclosure system is unavailable (no attempt spent)`);
+        return;
+      case 'model-outage':
+        // The model is out (429, 5xx, a timeout, no connection): the same, on the model's circuit.
+        this.circuit.failed(job.permit, failure.retryAfterMs);
+        await this.queue.postponeForOutage(this.workerId, job, reason, failure.retryAfterMs);
+        this.count('postponed');
+        this.logger.warn({ err: error }, `analysis of ${job.rceptNo} postponed: the model is unavailable (no attempt spent)`);
+        return;
+      case 'configuration':
+        await this.queue.postpone(this.workerId, job.rceptNo, CONFIGURATION_RETRY_MS, reason);
+        this.count('postponed');
+        this.logger.error({ err: error }, `analysis of ${job.rceptNo} postponed: the fault is ours (keys or configuration)`);
+        return;
+      case 'spent': {
+        const outcome = await this.queue.fail(this.workerId, job, reason);
+        this.count('failed');
+        if (outcome === 'UNAVAILABLE') this.settled(job.rceptNo);
+        this.logger.warn({ err: error }, `analysis of ${job.rceptNo} attempt ${job.attempts} failed; now ${outcome ?? 'taken over'}`);
+        return;
+      }
     }
-    // The budget is spent or busy (020 included): the filing is fine, so the attempt is given back.
-    if (error instanceof DartError && error.kind === 'budget') {
-      await this.queue.postpone(this.workerId, job.rceptNo, error.retryAfterMs ?? CONFIGURATION_RETRY_MS, reason);
-      this.count('postponed');
-      this.logger.warn({ err: error }, `analysis of ${job.rceptNo} postponed until the disclosure-system budget allows`);
-      return;
-    }
-    // The model is out (429, 5xx, a timeout, no connection): the filing is fine, so the attempt is given
-    // back, and the circuit decides when the model is asked again.
-    if (error instanceof AnalyzerError && error.failure === 'outage') {
-      this.circuit.failed(job.permit, error.retryAfterMs);
-      await this.queue.postponeForOutage(this.workerId, job, reason, error.retryAfterMs);
-      this.count('postponed');
-      this.logger.warn({ err: error }, `analysis of ${job.rceptNo} postponed: the model is unavailable (no attempt spent)`);
-      return;
-    }
-    const ours =
-      (error instanceof DartError && error.kind === 'configuration') ||
-      (error instanceof AnalyzerError && error.failure === 'configuration');
-    if (ours) {
-      await this.queue.postpone(this.workerId, job.rceptNo, CONFIGURATION_RETRY_MS, reason);
-      this.count('postponed');
-      this.logger.error({ err: error }, `analysis of ${job.rceptNo} postponed: the fault is ours (keys or configuration)`);
-      return;
-    }
-    const outcome = await this.queue.fail(this.workerId, job, reason);
-    this.count('failed');
-    if (outcome === 'UNAVAILABLE') this.settled(job.rceptNo);
-    this.logger.warn({ err: error }, `analysis of ${job.rceptNo} attempt ${job.attempts} failed; now ${outcome ?? 'taken over'}`);
   }
 }
 

@@ -22,7 +22,7 @@ export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
 @Index('ix_analyses_summarised', ['rceptNo'], { where: `status = 'COMPLETED' AND one_liner <> ''` })
 // The fleet's status counts analyses by outcome (migration Fleet1764400000000).
 @Index('ix_analyses_status', ['status'])
-// What a model outage postponed or left UNAVAILABLE, re-queued when it answers again (migration AnalysisOutages1764525000000).
+// What an outage (the model's or the disclosure system's) postponed or left UNAVAILABLE, re-queued when it answers again (migration AnalysisOutages1764525000000).
 @Index('ix_analyses_outage', ['status'], { where: 'outage_failures > 0' })
 export class AnalysisEntity {
   @PrimaryColumn({ name: 'rcept_no', type: 'char', length: 14 })

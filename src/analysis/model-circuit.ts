@@ -30,6 +30,9 @@ export interface ModelCallPermit {
  * answer comes, and every slot again from that answer on. An answer that is not an analysis
  * still counts as an answer: the model is there, the filing is the problem.
  *
+ * The scheduler keeps a second one, with the same policy, on the disclosure system's
+ * document.xml (no Retry-After there): the upstream differs, the arithmetic does not.
+ *
  * Single-threaded: `permit` is taken synchronously at the start of a claim, so two claims
  * never both become the probe.
  */
