@@ -18,7 +18,8 @@ export class CompaniesController {
   @ApiErrors({
     VALIDATION_FAILED: 'corpCode is not 8 digits',
     COMPANY_NOT_FOUND: 'not in the corp-code list, or unknown to the disclosure system',
-    UPSTREAM_UNAVAILABLE: 'nothing is stored and the disclosure system is unavailable',
+    UPSTREAM_UNAVAILABLE:
+      'nothing is stored and the disclosure system failed, is in maintenance or did not answer within DART_PUBLIC_READ_DEADLINE_MS (with Retry-After)',
     UPSTREAM_BUSY: 'nothing is stored and the disclosure-system budget has no slot soon enough (with Retry-After)',
   })
   find(@Param('corpCode', CorpCodePipe) corpCode: string): Promise<CompanyView> {

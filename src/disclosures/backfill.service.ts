@@ -1,8 +1,10 @@
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { backoffMs } from '../common/backoff';
 import { AppError } from '../common/errors/app-error';
 import { splitDateRange } from '../common/korea-time';
+import { isDatabaseUnavailable } from '../database/database-errors';
 import { JobScheduler } from '../jobs/job-scheduler';
-import type { ActiveRun } from '../jobs/runs/active-run';
+import { type ActiveRun, RunStopped } from '../jobs/runs/active-run';
 import type { JobRunExecutor } from '../jobs/runs/job-run-executor';
 import { describeRun, type JobRunStatusFields } from '../jobs/runs/job-run-status';
 import { JobRunsRepository } from '../jobs/runs/job-runs.repository';
@@ -18,13 +20,19 @@ import { DisclosureIngestService } from './disclosure-ingest.service';
 const WINDOW_DAYS = 28;
 /** The disclosure system's largest page. */
 const PAGE_SIZE = 100;
+/** While the database is away, the same filing (or page) is tried again after this, doubling up to OUTAGE_RETRY_MAX_MS. */
+const OUTAGE_RETRY_BASE_MS = 500;
+const OUTAGE_RETRY_MAX_MS = 10_000;
 
 export type BackfillPhase = 'counting' | 'collecting';
 
 export interface BackfillStatus extends JobRunStatusFields {
   fromDate: string | null;
   toDate: string | null;
-  /** Of the processed filings, those that were new and are now stored. */
+  /**
+   * Of the processed filings, those that were new and are now stored: counted in the transaction
+   * that stores each one (JobRunsRepository.addToCount), so a crash or an outage loses no count.
+   */
   saved: number;
   /** The disclosure-system budget; while it is spent the backfill waits (still `running`). */
   upstream: DartBudgetStatus;
@@ -38,8 +46,9 @@ interface BackfillParams {
 
 /**
  * Where a backfill resumes. Counting: the windows counted so far. Collecting: the
- * page of the window being read and how many of its items are done (re-fetched and
- * skipped on resume; saving again would be harmless, the filings are kept once).
+ * page of the window being read and how many of its items are done. It is written
+ * about once a second, so a resumed run reads again the filings done after it: they
+ * are found stored and not counted again (`saved` was counted with each of them).
  */
 interface BackfillCheckpoint {
   /** Filings upstream per 28-day window, as counted (a window of 0 is not read). */
@@ -109,6 +118,8 @@ export class BackfillService implements BeforeApplicationShutdown {
     const windows = splitDateRange(fromDate, toDate, WINDOW_DAYS);
     const resumedFrom = run.resumedFrom as BackfillCheckpoint | null;
     let checkpoint: BackfillCheckpoint = resumedFrom ?? { windowTotals: [], window: 0, pageNo: 1, item: 0 };
+    // `saved` is kept by the database (saveOne); a progress write must never set it back to what this executor last saw.
+    delete run.counts.saved;
 
     if (run.total === null) {
       await run.enterPhase('counting');
@@ -135,10 +146,9 @@ export class BackfillService implements BeforeApplicationShutdown {
       const page = await this.listPage(run, windows[checkpoint.window], checkpoint.pageNo, PAGE_SIZE);
       for (let item = checkpoint.item; item < page.items.length; item++) {
         run.throwIfStopped();
-        const outcome = await this.saveOne(page.items[item]);
+        const outcome = await this.saveOne(run, page.items[item]);
         // Counters and checkpoint move together (no await between): a write never splits them.
         run.processed += 1;
-        if (outcome === 'saved') run.counts.saved = (run.counts.saved ?? 0) + 1;
         if (typeof outcome === 'object') {
           run.failed += 1;
           run.lastError = outcome.error;
@@ -157,19 +167,64 @@ export class BackfillService implements BeforeApplicationShutdown {
   }
 
   private listPage(run: ActiveRun, window: { from: string; to: string }, pageNo: number, pageCount: number) {
-    return this.dart.whenBudgetAllows(
-      () => this.dart.listPage({ bgnDe: window.from, endDe: window.to, pageNo, pageCount }, 'backfill'),
-      () => run.stopped,
+    // The shared budget lives in the database too: an outage there is waited out like one while saving.
+    return this.outlastingOutages(run, `listing ${window.from}-${window.to} page ${pageNo}`, () =>
+      this.dart.whenBudgetAllows(
+        () => this.dart.listPage({ bgnDe: window.from, endDe: window.to, pageNo, pageCount }, 'backfill'),
+        () => run.stopped,
+      ),
     );
   }
 
-  /** Stores one filing; 'known' when it already was (a resumed page repeats a few). */
-  private async saveOne(filing: DartFiling): Promise<'saved' | 'known' | { error: string }> {
+  /**
+   * Stores one filing and, in the same transaction, counts it in the run's `saved`; 'known' when it
+   * was stored already (a resumed page repeats the filings done after the last checkpoint, and a save
+   * whose commit landed unseen in an outage is found here on the next try: counted once either way).
+   * An outage of the database is waited out, never skipped: the filing is tried again until it answers
+   * or the run stops. Other failures count the filing as failed.
+   */
+  private async saveOne(run: ActiveRun, filing: DartFiling): Promise<'saved' | 'known' | { error: string }> {
     try {
-      return (await this.ingest.saveNew([filing], 'backfill')).length > 0 ? 'saved' : 'known';
+      const created = await this.outlastingOutages(run, `saving ${filing.rcept_no}`, () =>
+        this.ingest.saveNew([filing], 'backfill', {
+          withStored: async (manager, stored) => {
+            if (!(await this.jobRuns.addToCount(manager, run.id, 'saved', stored.length))) throw new RunTakenOver();
+          },
+        }),
+      );
+      return created.length > 0 ? 'saved' : 'known';
     } catch (error) {
+      if (error instanceof RunTakenOver) {
+        // Rolled back: the executor that took the run over stores and counts this filing.
+        run.stop();
+        throw new RunStopped();
+      }
+      if (error instanceof RunStopped) throw error;
       this.logger.warn({ err: error }, `saving ${filing.rcept_no} failed`);
       return { error: `saving ${filing.rcept_no} failed: ${String(error)}` };
     }
+  }
+
+  /** `work`, tried again while the database is unreachable, until it answers or the run is stopped (RunStopped). */
+  private async outlastingOutages<T>(run: ActiveRun, what: string, work: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        // A failed upstream call is the disclosure system's, whatever its message says.
+        if (error instanceof DartError || !isDatabaseUnavailable(error)) throw error;
+        if (attempt === 1) this.logger.warn({ err: error }, `${what}: the database is unavailable; trying again until it answers`);
+        run.throwIfStopped();
+        await run.pause(backoffMs(attempt, { baseMs: OUTAGE_RETRY_BASE_MS, maxMs: OUTAGE_RETRY_MAX_MS, jitter: 0.2 }));
+        run.throwIfStopped();
+      }
+    }
+  }
+}
+
+/** The run's `saved` could not be counted: another executor took the run over. */
+class RunTakenOver extends Error {
+  constructor() {
+    super('the run was taken over by another executor');
   }
 }

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { kstDate } from '../common/korea-time';
 import type { DartFiling } from '../upstream/dart/dart.types';
@@ -10,6 +10,15 @@ import { DISCLOSURE_CREATED, type DisclosureCreatedEvent, type DisclosureSource 
 import { DisclosuresRepository } from './disclosures.repository';
 import { derivedDisclosureFields, type DisclosureView } from './disclosure.view';
 import { NewFilingsStep, type NewFilingsStepHandler } from './new-filings-step';
+
+export interface SaveNewOptions {
+  /**
+   * Runs last in the transaction that stores the filings, when some were new, with their receipt
+   * numbers: what must commit or roll back with them (a backfill's count of saved filings). Throwing
+   * rolls the filings back.
+   */
+  withStored?: (manager: EntityManager, stored: string[]) => Promise<void>;
+}
 
 /**
  * Stores filings that are new and, in the same transaction, runs the steps of the features
@@ -38,7 +47,7 @@ export class DisclosureIngestService implements OnModuleInit {
   }
 
   /** Returns the filings that were new, in the order given. */
-  async saveNew(filings: DartFiling[], source: DisclosureSource): Promise<DartFiling[]> {
+  async saveNew(filings: DartFiling[], source: DisclosureSource, options: SaveNewOptions = {}): Promise<DartFiling[]> {
     const usable = filings.filter((filing) => {
       const ok = isStorable(filing);
       if (!ok) this.logger.warn(`skipping a malformed filing from upstream: ${JSON.stringify(filing).slice(0, 200)}`);
@@ -54,6 +63,7 @@ export class DisclosureIngestService implements OnModuleInit {
           .filter((filing) => stored.includes(filing.rcept_no) && isNews(source, filing.rcept_dt, today))
           .map((filing) => filing.rcept_no);
         for (const step of this.steps) await step.onFilingsStored(manager, { stored, news });
+        await options.withStored?.(manager, stored);
       }
       return new Set(stored);
     });

@@ -1,13 +1,10 @@
-import { Body, Controller, HttpCode, Param, ParseIntPipe, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnlyOutsideProduction } from '../admin/outside-production.guard';
-import { AppError } from '../common/errors/app-error';
 import { ApiErrors } from '../common/http/api-errors';
+import { PositiveIdParam } from '../common/http/path-parameter.pipes';
 import { SetTierRequest, UserTierResponse } from './dto/operator-tier.dto';
 import { OperatorTierService } from './operator-tier.service';
-
-/** The largest user id (users.id is an integer column). */
-const MAX_USER_ID = 2 ** 31 - 1;
 
 @ApiTags('admin')
 @AdminOnlyOutsideProduction()
@@ -29,11 +26,10 @@ export class OperatorTierController {
     NOT_FOUND: 'no such user (in production: the route does not exist)',
   })
   async setTier(
-    @Param('userId', new ParseIntPipe({ exceptionFactory: () => new AppError('VALIDATION_FAILED', 'userId must be a positive integer') }))
-    userId: number,
+    // users.id is an integer column: the default range.
+    @PositiveIdParam('userId') userId: number,
     @Body() request: SetTierRequest,
   ): Promise<UserTierResponse> {
-    if (userId < 1 || userId > MAX_USER_ID) throw new AppError('VALIDATION_FAILED', 'userId must be a positive integer');
     return this.operatorTier.setTier(userId, request.tier, request.days);
   }
 }

@@ -96,6 +96,37 @@ describe('POST /api/v1/admin/users/{userId}/tier (local and dev)', () => {
     expect((await capacity(userId)).capacity).toBe(3);
   });
 
+  // One spelling per id: plain digits, as the id is written everywhere else. Number() or parseInt()
+  // would read most of these as the user aimed at; a leading zero is refused too, so one user has one URL.
+  const fullWidth = (id: number) => encodeURIComponent(String(id).replace(/[0-9]/g, (d) => String.fromCharCode(0xff10 + Number(d))));
+  it.each([
+    ['hexadecimal', (id: number) => `0x${id.toString(16)}`],
+    ['a leading space', (id: number) => `%20${id}`],
+    ['a trailing space', (id: number) => `${id}%20`],
+    ['an exponent', (id: number) => `${id}e0`],
+    ['1e3', () => '1e3'],
+    ['a minus', (id: number) => `-${id}`],
+    ['a plus', (id: number) => `%2B${id}`],
+    ['a fraction', (id: number) => `${id}.0`],
+    ['a leading zero', (id: number) => `0${id}`],
+    ['zero', () => '0'],
+    ['past the integer column', () => '2147483648'],
+    ['far past it', () => '9'.repeat(40)],
+    ['full-width digits', fullWidth],
+  ])('refuses a user id written with %s with 400 VALIDATION_FAILED, and changes nobody', async (_, written) => {
+    const userId = await createUser(t.dataSource);
+    const response = await setTier(written(userId), { tier: 'max', days: 1 });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ statusCode: 400, code: 'VALIDATION_FAILED', message: expect.stringContaining('userId') });
+    expect((await capacity(userId)).capacity).toBe(3);
+  });
+
+  it('takes the largest id the column holds and a plain id as they are', async () => {
+    expect((await setTier('2147483647', { tier: 'max', days: 1 })).status).toBe(404);
+    const userId = await createUser(t.dataSource);
+    expect((await setTier(String(userId), { tier: 'pro', days: 1 })).body).toMatchObject({ user_id: userId, tier: 'pro' });
+  });
+
   it('answers 400 for a malformed user id and 404 for an unknown user', async () => {
     expect((await setTier('abc', { tier: 'max', days: 1 })).body.code).toBe('VALIDATION_FAILED');
     expect((await setTier(0, { tier: 'max', days: 1 })).body.code).toBe('VALIDATION_FAILED');

@@ -1,6 +1,9 @@
 import request from 'supertest';
+import { UPSTREAM_DOWN_RETRY_AFTER_SECONDS, UPSTREAM_RETRY_AFTER_SECONDS } from '../../src/companies/companies.service';
+import { DART_BUDGET_TIME } from '../../src/upstream/dart/dart.module';
+import { FakeClock } from '../support/fake-clock';
 import { insertAnalyses, insertFilings } from '../support/fixtures';
-import { type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
+import { eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 
 const HOUR_MS = 60 * 60 * 1000;
 /** 23:50 on 2026-11-20 in Korea (UTC+9). */
@@ -204,6 +207,7 @@ describe('stocks and companies', () => {
         expect((await get(`/api/v1/companies/${stored.corpCode}`).expect(200)).body.corp_code).toBe(stored.corpCode);
         const res = await get(`/api/v1/companies/${never.corpCode}`).expect(503);
         expect(res.body.code).toBe('UPSTREAM_UNAVAILABLE');
+        expect(res.headers['retry-after']).toBe(String(UPSTREAM_RETRY_AFTER_SECONDS));
       } finally {
         t.sandbox.control.setKeyStatus(null);
         t.clock.set(BEFORE_MIDNIGHT_KST);
@@ -226,5 +230,104 @@ describe('stocks and companies', () => {
         expect(companyRequests()).toBe(before);
       },
     );
+  });
+
+  describe('GET /api/v1/companies/{corpCode} while the disclosure system is slow or down', () => {
+    const DEADLINE_MS = 3_000;
+    /** The clock of the disclosure-system client (its budget, retries and the read's deadline), moved by hand. */
+    const time = new FakeClock();
+    let slow: SandboxedApp;
+
+    beforeAll(async () => {
+      slow = await startSandboxedApp({
+        start: BEFORE_MIDNIGHT_KST,
+        app: {
+          overrides: [{ provide: DART_BUDGET_TIME, useValue: time }],
+          env: {
+            DART_PUBLIC_READ_DEADLINE_MS: String(DEADLINE_MS),
+            // What production has: a job may wait 20 s for an answer, four times.
+            DART_TIMEOUT_MS: '20000',
+            DART_MAX_ATTEMPTS: '4',
+            DART_RETRY_BASE_MS: '2000',
+          },
+        },
+      });
+      const codes = slow.sandbox.control.companies().map((company) => company.corpCode);
+      await slow.dataSource.query(`INSERT INTO corp_codes (corp_code, corp_name) SELECT code, 'name' FROM unnest($1::text[]) AS code`, [
+        codes,
+      ]);
+    });
+    afterAll(() => slow?.close());
+
+    const companyRequests = () => slow.sandbox.control.requests.filter((r) => r.path.endsWith('company.json')).length;
+    /** Sends the read, and resolves once its request to the disclosure system arrived (wrapped: an async function would wait for the answer). */
+    async function readWhileUpstreamHangs(corpCode: string): Promise<{ answer: Promise<request.Response> }> {
+      const before = companyRequests();
+      slow.sandbox.control.failNext(1, 'hang', 'company.json');
+      const answer = request(slow.http)
+        .get(`/api/v1/companies/${corpCode}`)
+        .then((res) => res);
+      await eventually(() => companyRequests() === before + 1);
+      return { answer };
+    }
+
+    it(`answers 503 UPSTREAM_UNAVAILABLE with Retry-After once the deadline passes, without a retry, when nothing is stored`, async () => {
+      const [company] = slow.sandbox.control.companiesIn('Y');
+      const before = companyRequests();
+      const { answer } = await readWhileUpstreamHangs(company.corpCode);
+      await time.elapse(DEADLINE_MS);
+      const res = await answer;
+
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ statusCode: 503, code: 'UPSTREAM_UNAVAILABLE' });
+      expect(res.headers['retry-after']).toBe(String(UPSTREAM_RETRY_AFTER_SECONDS));
+      // Without the deadline it would have waited 20 s, then tried three more times.
+      expect(companyRequests()).toBe(before + 1);
+    });
+
+    it('serves the stored copy when a refresh hangs past the deadline', async () => {
+      const [, company] = slow.sandbox.control.companiesIn('Y');
+      const stored = (await request(slow.http).get(`/api/v1/companies/${company.corpCode}`).expect(200)).body;
+      slow.clock.advance(8 * 24 * HOUR_MS); // stale: the read refreshes it
+
+      const { answer } = await readWhileUpstreamHangs(company.corpCode);
+      await time.elapse(DEADLINE_MS);
+      const res = await answer;
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(stored);
+      slow.clock.set(BEFORE_MIDNIGHT_KST);
+    });
+
+    it('answers maintenance (800) with a longer Retry-After, as soon as no further attempt can end within the deadline', async () => {
+      const [company] = slow.sandbox.control.companiesIn('K');
+      const before = companyRequests();
+      const startedAt = time.monotonicMs();
+      slow.sandbox.control.setKeyStatus('800');
+      try {
+        const answer = request(slow.http)
+          .get(`/api/v1/companies/${company.corpCode}`)
+          .then((res) => res);
+        // The first 800 is answered: the client waits about 2 s for a second attempt (the deadline, the
+        // budget line's own bound and that wait are the clock's sleepers)…
+        await eventually(() => companyRequests() === before + 1 && time.pendingSleeps() === 3);
+        await time.elapse(2_400);
+        // …whose 800 leaves less time than the next wait (about 4 s): answered now, not at the deadline.
+        const res = await answer;
+        expect(res.status).toBe(503);
+        expect(res.body.code).toBe('UPSTREAM_UNAVAILABLE');
+        expect(res.headers['retry-after']).toBe(String(UPSTREAM_DOWN_RETRY_AFTER_SECONDS));
+        expect(companyRequests()).toBe(before + 2);
+        expect(time.monotonicMs() - startedAt).toBeLessThan(DEADLINE_MS);
+      } finally {
+        slow.sandbox.control.setKeyStatus(null);
+      }
+    });
+
+    it('answers the next read as usual once the disclosure system answers again', async () => {
+      const [company] = slow.sandbox.control.companiesIn('K');
+      // Past the HTTP cache's hold on the failure.
+      slow.clock.advance(60_000);
+      expect((await request(slow.http).get(`/api/v1/companies/${company.corpCode}`).expect(200)).body.corp_code).toBe(company.corpCode);
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { IsNotBefore, IsYmdDate } from '../../common/validation/date-validators';
+import { QueryInteger } from '../../common/validation/query-integer';
 import { DisclosureView } from '../disclosure.view';
 import { JobRunStatusView } from '../../jobs/runs/job-run-status.view';
 import { DART_BUDGET_STATUS_EXAMPLE, DartBudgetStatusView } from '../../upstream/dart/dart-budget-status.view';
@@ -25,14 +25,14 @@ export class FetchDisclosuresQuery {
 
   @ApiPropertyOptional({ default: 1, minimum: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt()
   @Min(1)
   pageNo: number = 1;
 
   @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt()
   @Min(1)
   @Max(100)
@@ -64,7 +64,7 @@ export class BackfillQuery {
 
   @ApiPropertyOptional({ default: 300, minimum: 0, maximum: 60000, description: 'Pause after each new filing, in ms' })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt()
   @Min(0)
   @Max(60_000)

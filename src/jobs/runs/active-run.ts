@@ -29,6 +29,7 @@ export class ActiveRun {
   total: number | null;
   processed: number;
   failed: number;
+  /** Merged into the stored counts: a counter the work keeps in its own transactions (JobRunsRepository.addToCount) is deleted here. */
   counts: Record<string, number>;
   checkpoint: Record<string, unknown> | null;
   lastError: string | null;

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { JobRunKind, JobRunStatus } from './job-run.entity';
 
 /** What an executor writes as it goes: counters and checkpoint in one statement, so they always agree. */
@@ -89,6 +89,22 @@ export class JobRunsRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * Adds `by` to the counter `name` of a run this instance executes, in the caller's transaction:
+   * the count commits or rolls back with the work it counts, so no crash, outage or takeover between
+   * the two can lose it, and work found done on resume is not counted again. False when the run is no
+   * longer this instance's: the caller rolls back. A counter kept this way is left out of the progress
+   * the executor writes (`counts` there is merged into the stored one, never replacing it).
+   */
+  async addToCount(manager: EntityManager, id: number, name: string, by: number): Promise<boolean> {
+    const [, affected] = (await manager.query(
+      `UPDATE job_runs SET counts = counts || jsonb_build_object($3::text, coalesce((counts ->> $3)::bigint, 0) + $4)
+       WHERE id = $1 AND run_by = $2 AND status = 'running'`,
+      [id, this.instanceId, name, by],
+    )) as [unknown, number];
+    return affected > 0;
+  }
+
   /** Progress of a run this instance executes; false when it no longer does (taken over, or ended). */
   async saveProgress(id: number, progress: JobRunProgress): Promise<boolean> {
     return this.write(id, progress, '');
@@ -106,7 +122,7 @@ export class JobRunsRepository {
 
   private async write(id: number, progress: JobRunProgress, extra: string): Promise<boolean> {
     const [, affected] = (await this.dataSource.query(
-      `UPDATE job_runs SET phase = $3, total = $4, processed = $5, failed = $6, counts = $7, checkpoint = $8,
+      `UPDATE job_runs SET phase = $3, total = $4, processed = $5, failed = $6, counts = counts || $7::jsonb, checkpoint = $8,
          last_error = $9, updated_at = now()${extra}
        WHERE id = $1 AND run_by = $2 AND status = 'running'`,
       [

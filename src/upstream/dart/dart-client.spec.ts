@@ -8,7 +8,8 @@ import { DART_PRIORITIES } from './dart-budget';
 import { DartClient, type DartClientConfig, type DartClientOptions } from './dart-client';
 import { type CorpCodeEntry, DartError, type DartFiling } from './dart.types';
 import { rejectionOf } from '../../../local/doubles/rejection';
-import { FakeClock } from '../../../test/support/fake-clock';
+import { eventually } from '../../../test/support/eventually';
+import { FakeClock, settle } from '../../../test/support/fake-clock';
 
 const TODAY = new Date('2026-03-10T03:00:00Z'); // Tuesday 12:00 in Korea
 
@@ -347,6 +348,93 @@ describe('DartClient against the sandbox', () => {
       expect(sandbox.control.requests).toHaveLength(3);
       expect(sleeps).toEqual([10, 60_000 - 10]);
       expect(time.monotonicMs()).toBe(60_000);
+    });
+  });
+
+  describe("a caller's deadline (deadlineMs, on the client's clock)", () => {
+    let sandbox: DartSandbox;
+    let code: string;
+    beforeAll(async () => {
+      sandbox = await startDartSandbox({ seed: 4, companyCount: 300, filingsPerBusinessDay: 5, now: () => TODAY });
+      code = sandbox.control.companiesIn('Y')[0].corpCode;
+    });
+    afterAll(() => sandbox.close());
+    beforeEach(() => sandbox.control.clearRequests());
+
+    /** The outcome of `call` once it settles; `settled` says whether it has. */
+    function watch<T>(call: Promise<T>): { outcome: Promise<DartError>; settled: () => boolean } {
+      let done = false;
+      const outcome = failureOf(call.finally(() => (done = true)));
+      return { outcome, settled: () => done };
+    }
+
+    it('ends a call that never answers when the deadline passes, aborting the request, without retrying it', async () => {
+      const time = new FakeClock();
+      // A request timeout far beyond the deadline: only the deadline can end this call.
+      const { client } = clientFor(sandbox, { timeoutMs: 300_000 }, { time });
+      sandbox.control.failNext(1, 'hang', 'company.json');
+      const call = watch(client.company(code, 'companyRead', { deadlineMs: 3_000 }));
+      await eventually(() => sandbox.control.requests.length === 1);
+
+      time.advance(2_999);
+      await settle();
+      expect(call.settled()).toBe(false);
+      time.advance(1);
+      expect(await call.outcome).toMatchObject({ kind: 'transient', status: 'DEADLINE' });
+      expect((await call.outcome).message).toContain('3000 ms');
+      expect(sandbox.control.requests).toHaveLength(1);
+    });
+
+    it('retries within the deadline', async () => {
+      const time = new FakeClock();
+      const { client } = clientFor(sandbox, { retryBaseMs: 100 }, { time, random: () => 0 });
+      sandbox.control.failNext(1, '900', 'company.json');
+      // A priority that waits for the budget with no bound of its own: the clock's only sleepers are this call's.
+      const call = client.company(code, 'adminFetch', { deadlineMs: 5_000 });
+      // The deadline's timer and the 100 ms before the second attempt.
+      await eventually(() => time.pendingSleeps() === 2);
+      time.advance(100);
+      await expect(call).resolves.toMatchObject({ corp_code: code });
+      expect(sandbox.control.requests).toHaveLength(2);
+    });
+
+    it('does not begin a wait for a retry that would end past the deadline: the failure is answered at once', async () => {
+      const time = new FakeClock();
+      const { client, log } = clientFor(sandbox, { retryBaseMs: 10_000 }, { time, random: () => 0 });
+      sandbox.control.failNext(1, '800', 'company.json');
+      const error = await failureOf(client.company(code, 'companyRead', { deadlineMs: 5_000 }));
+      expect(error).toMatchObject({ kind: 'transient', status: '800' });
+      expect(error.message).toContain('no time left');
+      expect(sandbox.control.requests).toHaveLength(1);
+      expect(time.monotonicMs()).toBe(0);
+      expect(log.warnings).toEqual([]);
+    });
+
+    it('bounds the wait for the budget too; the slot granted later is left unused', async () => {
+      const time = new FakeClock();
+      const { client } = clientFor(sandbox, { requestsPerMinute: 1 }, { time });
+      await client.company(code, 'adminFetch'); // the minute's one slot
+      // adminFetch would wait for the next minute; the deadline ends the wait first.
+      const call = watch(client.company(code, 'adminFetch', { deadlineMs: 1_000 }));
+      await eventually(() => client.budgetStatus().waiting === 1);
+      time.advance(1_000);
+      expect(await call.outcome).toMatchObject({ kind: 'transient', status: 'DEADLINE' });
+
+      await time.elapse(60_000);
+      expect(client.budgetStatus().waiting).toBe(0);
+      expect(sandbox.control.requests).toHaveLength(1);
+    });
+
+    it('leaves a call without a deadline to its own timeout and attempts', async () => {
+      const time = new FakeClock();
+      const { client } = clientFor(sandbox, { timeoutMs: 200, maxAttempts: 2 }, { time });
+      sandbox.control.failNext(1, 'hang', 'company.json');
+      const call = client.company(code, 'adminFetch');
+      // The first attempt times out on its own (real) timeout, then the retry waits on the client's clock.
+      await eventually(() => time.pendingSleeps() === 1);
+      time.advance(time.nextWakeAt()!);
+      await expect(call).resolves.toMatchObject({ corp_code: code });
+      expect(sandbox.control.requests).toHaveLength(2);
     });
   });
 

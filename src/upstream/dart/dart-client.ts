@@ -37,6 +37,17 @@ export interface DartClientOptions {
   maxDocumentBytes?: number;
 }
 
+/** What one call may add to the client's own limits. */
+export interface DartCallOptions {
+  /**
+   * The most the whole call may take on the client's clock, waits for the budget and between retries
+   * included: a caller who is waiting (a public read) sets it, the jobs do not. When it passes, the
+   * request in flight is aborted and the call fails `transient` (status 'DEADLINE', or the status of
+   * the last failed attempt when no time is left for another one).
+   */
+  deadlineMs?: number;
+}
+
 export interface ListFilingsOptions {
   priority: DartPriority;
   /** Stops before the first filing for which this is true, without fetching further pages. */
@@ -50,6 +61,8 @@ const CONFIGURATION_STATUSES = new Set(['010', '011', '012', '901']);
 /** The key's allowance is spent: asking again today only makes it worse. */
 const LIMIT_SPENT = '020';
 const RETRYABLE_STATUSES = new Set(['800', '900']);
+/** The status of a call its caller's deadline ended (DartCallOptions.deadlineMs). */
+export const DEADLINE = 'DEADLINE';
 /** How often a caller waiting for the budget looks again (the wall clock may be moved meanwhile). */
 const BUDGET_RECHECK_MS = 1_000;
 /** `listFilings` asks for the largest page OpenDART serves. */
@@ -84,6 +97,15 @@ const COMPANY_FIELDS = [
 ] as const;
 
 type JsonBody = Record<string, unknown>;
+
+interface CallDeadline {
+  /** Aborted when the deadline passes; absent without one. */
+  signal?: AbortSignal;
+  /** Milliseconds until the deadline. */
+  leftMs(): number;
+  /** `work`, or a DEADLINE error as soon as the deadline passes. */
+  race<W>(work: Promise<W>): Promise<W>;
+}
 
 /**
  * The OpenDART endpoints the service uses. Every call states its priority and every
@@ -198,7 +220,7 @@ export class DartClient {
     const dir = await mkdtemp(path.join(this.options.tempDir ?? tmpdir(), 'dart-corp-codes-'));
     try {
       const zipPath = path.join(dir, 'corpCode.zip');
-      await this.call('corpCode.xml', priority, {}, (response) => this.saveZip(response, zipPath));
+      await this.call('corpCode.xml', priority, {}, {}, (response) => this.saveZip(response, zipPath));
       try {
         yield* readCorpCodeZip(zipPath);
       } catch (error) {
@@ -210,8 +232,8 @@ export class DartClient {
   }
 
   /** `company.json`; null when OpenDART knows no such company (013). */
-  async company(corpCode: string, priority: DartPriority): Promise<DartCompany | null> {
-    const { status, body } = await this.callJson('company.json', priority, { corp_code: corpCode });
+  async company(corpCode: string, priority: DartPriority, options: DartCallOptions = {}): Promise<DartCompany | null> {
+    const { status, body } = await this.callJson('company.json', priority, { corp_code: corpCode }, options);
     if (status === NO_DATA) return null;
     return pickStrings(body, COMPANY_FIELDS) as DartCompany;
   }
@@ -223,7 +245,7 @@ export class DartClient {
    * 014 is a `missing` error, thrown at once: the filing has no document, asking again will not help.
    */
   async document(rceptNo: string, priority: DartPriority): Promise<Buffer> {
-    return this.call('document.xml', priority, { rcept_no: rceptNo }, async (response) => {
+    return this.call('document.xml', priority, { rcept_no: rceptNo }, {}, async (response) => {
       const body = await this.readBounded(response, 'document.xml', this.options.maxDocumentBytes ?? DOCUMENT_LIMIT_BYTES);
       if (isZip(body)) return body;
       const result = body.length <= ERROR_BODY_LIMIT ? parseResultXml(body.toString('utf8')) : null;
@@ -244,8 +266,9 @@ export class DartClient {
     endpoint: string,
     priority: DartPriority,
     params: Record<string, string | undefined>,
+    options: DartCallOptions = {},
   ): Promise<{ status: string; body: JsonBody }> {
-    return this.call(endpoint, priority, params, async (response) => {
+    return this.call(endpoint, priority, params, options, async (response) => {
       const text = await response.text();
       let body: unknown;
       try {
@@ -264,12 +287,13 @@ export class DartClient {
 
   /**
    * One logical call: waits for the budget before every attempt and retries
-   * transient failures up to `maxAttempts` attempts in total.
+   * transient failures up to `maxAttempts` attempts in total, all within `deadlineMs` when given.
    */
   private async call<T>(
     endpoint: string,
     priority: DartPriority,
     params: Record<string, string | undefined>,
+    options: DartCallOptions,
     read: (response: Response) => Promise<T>,
   ): Promise<T> {
     const apiKey = this.config.apiKey;
@@ -280,29 +304,67 @@ export class DartClient {
       if (value !== undefined) url.searchParams.set(name, value);
     }
 
+    const deadline = this.deadlineOf(endpoint, options.deadlineMs);
     for (let attempt = 1; ; attempt++) {
-      await this.budget.acquire(priority);
+      await deadline.race(this.budget.acquire(priority));
       try {
-        return await this.attempt(endpoint, url, read);
+        return await this.attempt(endpoint, url, read, deadline.signal);
       } catch (error) {
         // Awaited: once the caller sees the 020, no instance of the fleet calls again today.
         if (error instanceof DartError && error.kind === 'budget' && error.status === LIMIT_SPENT) await this.budget.reportLimitReached();
-        if (!(error instanceof DartError) || error.kind !== 'transient') throw error;
+        if (!(error instanceof DartError) || error.kind !== 'transient' || error.status === DEADLINE) throw error;
         const attempts = this.config.maxAttempts;
         if (attempt >= attempts) {
           throw new DartError('transient', error.status, `${error.message} (gave up after ${attempt} attempts)`);
         }
         // Up to 20 % jitter, so retrying clients spread out.
         const delayMs = backoffMs(attempt, { baseMs: this.config.retryBaseMs, jitter: 0.2, random: this.random });
+        // A wait that would end past the deadline is not begun: the caller hears the failure now.
+        if (deadline.leftMs() <= delayMs) {
+          throw new DartError('transient', error.status, `${error.message} (no time left for attempt ${attempt + 1} within the deadline)`);
+        }
         this.logger.warn(`${endpoint}: ${error.status} on attempt ${attempt} of ${attempts}; retrying in ${delayMs} ms`);
-        await this.time.sleep(delayMs);
+        await deadline.race(this.time.sleep(delayMs));
       }
     }
   }
 
-  private async attempt<T>(endpoint: string, url: URL, read: (response: Response) => Promise<T>): Promise<T> {
+  /**
+   * The deadline of one call, on the client's clock: `race` ends a wait with a DEADLINE error
+   * once it passes (a budget slot granted after that is left unused), and `signal` aborts the
+   * request in flight. Without `deadlineMs`, nothing is bounded beyond the client's own limits.
+   */
+  private deadlineOf(endpoint: string, deadlineMs: number | undefined): CallDeadline {
+    if (deadlineMs === undefined) return { race: (work) => work, leftMs: () => Infinity };
+    const endsAt = this.time.monotonicMs() + deadlineMs;
+    const controller = new AbortController();
+    const passed = () => new DartError('transient', DEADLINE, `${endpoint}: no answer within the caller's deadline of ${deadlineMs} ms`);
+    // The timer outlives a call that ends sooner; firing then aborts nobody.
+    void this.time.sleep(deadlineMs).then(() => controller.abort(passed()));
+    return {
+      signal: controller.signal,
+      leftMs: () => endsAt - this.time.monotonicMs(),
+      race: async <W>(work: Promise<W>): Promise<W> => {
+        // Whatever `work` does after the deadline is observed by nobody: never an unhandled rejection.
+        work.catch(() => undefined);
+        if (controller.signal.aborted) throw passed();
+        let onAbort!: () => void;
+        const aborted = new Promise<never>((_, reject) => {
+          onAbort = () => reject(passed());
+          controller.signal.addEventListener('abort', onAbort, { once: true });
+        });
+        try {
+          return await Promise.race([work, aborted]);
+        } finally {
+          controller.signal.removeEventListener('abort', onAbort);
+        }
+      },
+    };
+  }
+
+  private async attempt<T>(endpoint: string, url: URL, read: (response: Response) => Promise<T>, deadline?: AbortSignal): Promise<T> {
     try {
-      const answer = await this.fetchAndRead(endpoint, url, read);
+      const answer = await this.fetchAndRead(endpoint, url, read, deadline);
       this.options.onAttempt?.(endpoint, 'ok');
       return answer;
     } catch (error) {
@@ -311,11 +373,11 @@ export class DartClient {
     }
   }
 
-  private async fetchAndRead<T>(endpoint: string, url: URL, read: (response: Response) => Promise<T>): Promise<T> {
+  private async fetchAndRead<T>(endpoint: string, url: URL, read: (response: Response) => Promise<T>, deadline?: AbortSignal): Promise<T> {
     // One deadline for the headers and the whole body: a stalled download must end too.
     const signal = AbortSignal.timeout(this.config.timeoutMs);
     try {
-      const response = await fetch(url, { signal });
+      const response = await fetch(url, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal });
       if (!response.ok) {
         await response.body?.cancel();
         const status = `HTTP ${response.status}`;
@@ -326,6 +388,8 @@ export class DartClient {
       return await read(response);
     } catch (error) {
       if (error instanceof DartError) throw error;
+      // The caller's deadline passed: its DEADLINE error, whatever fetch made of the abort.
+      if (deadline?.aborted) throw deadline.reason as DartError;
       if (signal.aborted) throw new DartError('transient', 'TIMEOUT', `${endpoint}: no complete answer within ${this.config.timeoutMs} ms`);
       throw new DartError('transient', 'NETWORK', this.redact(`${endpoint}: ${describe(error)}`));
     }

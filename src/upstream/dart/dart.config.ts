@@ -17,6 +17,11 @@ export interface DartConfig {
   /** Attempts for statuses 020/800/900 and network failures, with exponential backoff from `retryBaseMs`. */
   maxAttempts: number;
   retryBaseMs: number;
+  /**
+   * The most a public read (a company page) waits for the disclosure system, budget and retries
+   * included; then it answers 503 with Retry-After. The jobs keep the timeout and attempts above.
+   */
+  publicReadDeadlineMs: number;
   /** Days a stored company record is served before it is fetched again. */
   companyMaxAgeMs: number;
 }
@@ -31,6 +36,7 @@ export function dartConfig(read: EnvReader): DartConfig {
     timeoutMs: read.integer('DART_TIMEOUT_MS', 20_000, { min: 100, max: 300_000 }),
     maxAttempts: read.integer('DART_MAX_ATTEMPTS', 4, { min: 1, max: 10 }),
     retryBaseMs: read.integer('DART_RETRY_BASE_MS', 2_000, { min: 1, max: 600_000 }),
+    publicReadDeadlineMs: read.integer('DART_PUBLIC_READ_DEADLINE_MS', 5_000, { min: 100, max: 60_000 }),
     companyMaxAgeMs: read.integer('COMPANY_MAX_AGE_MS', 7 * DAY_MS, { min: 1000, max: 365 * DAY_MS }),
   };
 }
