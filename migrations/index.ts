@@ -18,6 +18,7 @@ import { JobStates1764500000000 } from './1764500000000-job-states';
 import { PushDeliveryRechecks1764515000000 } from './1764515000000-push-delivery-rechecks';
 import { AnalysisOutages1764525000000 } from './1764525000000-analysis-outages';
 import { AnalysisDartOutages1764531000000 } from './1764531000000-analysis-dart-outages';
+import { FcmSendBudget1764536000000 } from './1764536000000-fcm-send-budget';
 
 /** Every migration, oldest first. Applied at start; forward-only. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   PushDeliveryRechecks1764515000000,
   AnalysisOutages1764525000000,
   AnalysisDartOutages1764531000000,
+  FcmSendBudget1764536000000,
 ];

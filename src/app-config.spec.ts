@@ -266,7 +266,7 @@ describe('loadConfig', () => {
   });
 
   describe('push', () => {
-    it('sends 4 batches at once, 5 attempts backing off from 10 s, under a 5-minute lease by default', () => {
+    it("sends 4 batches at once, 5 attempts backing off from 10 s, under a 5-minute lease, within FCM's default quota by default", () => {
       expect(loadConfig({}).push).toEqual({
         concurrency: 4,
         maxAttempts: 5,
@@ -274,6 +274,7 @@ describe('loadConfig', () => {
         leaseMs: 300_000,
         summaryWaitMs: 90_000,
         expansionUsers: 5_000,
+        messagesPerMinute: 600_000,
       });
     });
 
@@ -284,6 +285,7 @@ describe('loadConfig', () => {
         PUSH_RETRY_BASE_MS: '500',
         PUSH_LEASE_MS: '1000',
         PUSH_EXPANSION_USERS: '200',
+        PUSH_MESSAGES_PER_MINUTE: '1200000',
       });
       expect(config.push).toEqual({
         concurrency: 1,
@@ -292,16 +294,24 @@ describe('loadConfig', () => {
         leaseMs: 1000,
         summaryWaitMs: 90_000,
         expansionUsers: 200,
+        messagesPerMinute: 1_200_000,
       });
     });
 
     it('rejects values out of range, naming each variable', () => {
-      const error = configErrorOf({ PUSH_CONCURRENCY: '0', PUSH_MAX_ATTEMPTS: '21', PUSH_RETRY_BASE_MS: 'soon', PUSH_LEASE_MS: '999' });
+      const error = configErrorOf({
+        PUSH_CONCURRENCY: '0',
+        PUSH_MAX_ATTEMPTS: '21',
+        PUSH_RETRY_BASE_MS: 'soon',
+        PUSH_LEASE_MS: '999',
+        PUSH_MESSAGES_PER_MINUTE: '999',
+      });
       expect(error.problems).toEqual([
         'PUSH_CONCURRENCY must be an integer from 1 to 32 (got "0")',
         'PUSH_MAX_ATTEMPTS must be an integer from 1 to 20 (got "21")',
         'PUSH_RETRY_BASE_MS must be an integer from 1 to 3600000 (got "soon")',
         'PUSH_LEASE_MS must be an integer from 1000 to 86400000 (got "999")',
+        'PUSH_MESSAGES_PER_MINUTE must be an integer from 1000 to 1000000000 (got "999")',
       ]);
     });
   });

@@ -8,6 +8,7 @@ import { FleetInstanceEntity } from './fleet/fleet-instance.entity';
 import { JobStateEntity } from './jobs/job-state.entity';
 import { JobRunEntity } from './jobs/runs/job-run.entity';
 import { PushTokenEntity } from './push-tokens/push-token.entity';
+import { FcmSendBudgetEntity } from './push/fcm-send-budget.entity';
 import { PushDeliveryEntity } from './push/push-delivery.entity';
 import { PushFanoutEntity } from './push/push-fanout.entity';
 import { PushPreferenceEntity } from './push/push-preference.entity';
@@ -45,6 +46,7 @@ export const ENTITIES = [
   PushPreferenceEntity,
   PushDeliveryEntity,
   RecordedPushMessageEntity,
+  FcmSendBudgetEntity,
   StorePurchaseEntity,
   StoreNotificationEntity,
   QuotaUsageEntity,

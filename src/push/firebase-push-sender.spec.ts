@@ -7,7 +7,7 @@ import { SystemClock } from '../common/clock';
 import { DisabledPushSender } from './disabled-push-sender';
 import { classifyFirebaseError, FirebasePushSender, NOTIFICATION_TTL_MS } from './firebase-push-sender';
 import { newFilingMessage } from './new-filing-message';
-import type { PushMessage } from './push-sender';
+import { isQuotaExceeded, type PushMessage } from './push-sender';
 
 // The constructors firebase-admin builds its errors with are internal to its typings.
 /** When the tests' messages are sent, by the sender's clock (a fraction of a second past, to see it rounded down). */
@@ -16,7 +16,7 @@ const SENT_AT = new Date('2026-11-20T03:00:00.750Z');
 const MessagingError = FirebaseMessagingError as unknown as {
   new (info: { code: string; message: string }): Error;
   /** How firebase-admin turns an FCM error answer (`error.details[].errorCode` or `error.status`) into an error. */
-  fromServerError(serverCode: string, message?: string): Error;
+  fromServerError(serverCode: string, message?: string, rawServerResponse?: object): Error;
 };
 const AppError = FirebaseAppError as unknown as new (code: string, message: string) => Error;
 /**
@@ -58,6 +58,19 @@ describe('classifyFirebaseError', () => {
   ])('FCM %s is %s', (serverCode, failure) => {
     const error = MessagingError.fromServerError(serverCode, `FCM said ${serverCode}`);
     expect(classifyFirebaseError(error)).toEqual({ ok: false, failure, error: expect.stringContaining(`FCM said ${serverCode}`) });
+  });
+
+  it("tells the project's quota (QUOTA_EXCEEDED, RESOURCE_EXHAUSTED) from one device's rate, without a retry time", () => {
+    // firebase-admin builds the error from the answer's code and message only: FCM's Retry-After header and
+    // the body's details are not kept, so the dispatcher pauses for its default.
+    const body = { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded', details: [{ retryDelay: '17s' }] } };
+    for (const serverCode of ['QUOTA_EXCEEDED', 'RESOURCE_EXHAUSTED']) {
+      const result = classifyFirebaseError(MessagingError.fromServerError(serverCode, 'Quota exceeded', body));
+      expect(isQuotaExceeded(result)).toBe(true);
+      expect(result.retryAfterMs).toBeUndefined();
+    }
+    expect(isQuotaExceeded(classifyFirebaseError(MessagingError.fromServerError('DeviceMessageRateExceeded')))).toBe(false);
+    expect(isQuotaExceeded(classifyFirebaseError(MessagingError.fromServerError('UNAVAILABLE')))).toBe(false);
   });
 
   it('names the client code of firebase-admin in the error', () => {

@@ -23,7 +23,9 @@ const UNREGISTERED_CODES = new Set(['registration-token-not-registered']);
  * INTERNAL), quotas (QUOTA_EXCEEDED, per-device and per-topic rates), and the network.
  * `invalid-credential` at send time means the access token could not be fetched, which
  * is almost always the network; a revoked key just runs out of attempts. `ETIMEDOUT` is
- * also a sendEach past FCM_SEND_TIMEOUT_MS.
+ * also a sendEach past FCM_SEND_TIMEOUT_MS. `message-rate-exceeded` (QUOTA_EXCEEDED) also pauses
+ * the fleet's sending (isQuotaExceeded); firebase-admin keeps neither FCM's Retry-After header nor
+ * the answer's details, so no retry time can be reported with it.
  */
 const TRANSIENT_CODES = new Set([
   'server-unavailable',

@@ -55,6 +55,8 @@ export interface DeliveryOutcome {
   /** When a delivery put back (PENDING) may be claimed again. */
   availableAt: Date | null;
   error: string | null;
+  /** The attempt was not the message's fault (held back by the send budget, or FCM's quota): it is given back. */
+  attemptRefunded?: boolean;
 }
 
 export interface RecordedOutcomes {
@@ -425,7 +427,8 @@ export class PushDeliveriesRepository {
   /**
    * Records the outcomes of a sent batch, each only while `worker` still holds its
    * lease (a late answer after the lease expired is dropped), and deletes the tokens whose
-   * deliveries were recorded UNREGISTERED, in one transaction.
+   * deliveries were recorded UNREGISTERED, in one transaction. An outcome whose attempt is
+   * refunded (never handed over, or refused for FCM's quota) takes back the claim's attempt.
    *
    * Each outcome finds its row by the ctid of the claim: one TID scan per outcome, whatever
    * the table's size. Left to itself the planner hashes the whole table, or, trusting
@@ -447,9 +450,10 @@ export class PushDeliveriesRepository {
            SET status = o.status, available_at = o.available_at, last_error = o.error,
                sent_at = CASE WHEN o.status = 'SENT' THEN $7::timestamptz END,
                title = o.title, body = o.body,
+               attempts = CASE WHEN o.refunded THEN p.attempts - 1 ELSE p.attempts END,
                lease_owner = NULL, lease_expires_at = NULL
-           FROM unnest($2::bpchar[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $8::text[], $9::text[], $10::tid[])
-             AS o(rcept_no, fcm_token, status, available_at, error, title, body, ref)
+           FROM unnest($2::bpchar[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $8::text[], $9::text[], $10::tid[], $11::boolean[])
+             AS o(rcept_no, fcm_token, status, available_at, error, title, body, ref, refunded)
            WHERE p.ctid = o.ref AND p.rcept_no = o.rcept_no AND p.fcm_token = o.fcm_token
              AND p.status = 'SENDING' AND p.lease_owner = $1
            RETURNING p.fcm_token, p.status
@@ -465,6 +469,7 @@ export class PushDeliveriesRepository {
           outcomes.map((o) => o.title.slice(0, 200)),
           outcomes.map((o) => o.body.slice(0, 500)),
           outcomes.map((o) => o.ref),
+          outcomes.map((o) => o.attemptRefunded === true),
         ],
       );
       const gone = finished.filter((row) => row.status === 'UNREGISTERED').map((row) => row.fcm_token);

@@ -2,6 +2,8 @@ import { Metrics } from '../metrics/metrics';
 import { Logger } from '@nestjs/common';
 import { EnvReader } from '../config/env-reader';
 import { DisabledPushSender } from './disabled-push-sender';
+import { FcmSendBudget, QUOTA_PAUSE_MS } from './fcm-send-budget';
+import type { BudgetTake, FcmSendBudgetRepository } from './fcm-send-budget.repository';
 import type { ClaimedDelivery, DeliveryOutcome, PushDeliveriesRepository } from './push-deliveries.repository';
 import { PushDispatcher } from './push-dispatcher';
 import type { PushMessage, PushSendResult } from './push-sender';
@@ -12,6 +14,25 @@ import { FakeClock, settle } from '../../test/support/fake-clock';
 import { queueOnlyJobScheduler } from '../../test/support/queue-only-job-scheduler';
 
 type Recorded = DeliveryOutcome & { rceptNo: string; token: string };
+
+/** The budget's table in memory: answers each take as told (granted at once by default), records the pauses. */
+class ScriptedBudgetStore {
+  takes: number[] = [];
+  pauses: number[] = [];
+  next: Array<BudgetTake | Error> = [];
+  /** What a pause answers: the pause asked for, unless a test says the fleet's ends later. */
+  fleetPauseMs?: number;
+
+  take(messages: number): Promise<BudgetTake> {
+    this.takes.push(messages);
+    const answer = this.next.shift() ?? { granted: true, waitMs: 0 };
+    return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+  }
+  pause(ms: number): Promise<number> {
+    this.pauses.push(ms);
+    return Promise.resolve(this.fleetPauseMs ?? ms);
+  }
+}
 
 /** The queue's contract in memory: pending fan-outs, due deliveries, recorded outcomes. */
 class InMemoryQueue {
@@ -67,10 +88,15 @@ describe('PushDispatcher', () => {
   let queue: InMemoryQueue;
   let dispatcher: PushDispatcher | undefined;
   let metrics: Metrics;
+  let budgetStore: ScriptedBudgetStore;
+  /** The budget's time (PUSH_BUDGET_TIME), apart from the app's clock as in the server. */
+  let budgetTime: FakeClock;
 
   beforeEach(() => {
     queue = new InMemoryQueue();
     metrics = new Metrics();
+    budgetStore = new ScriptedBudgetStore();
+    budgetTime = new FakeClock(new Date(now));
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   });
@@ -81,13 +107,15 @@ describe('PushDispatcher', () => {
   });
 
   function start(sender: PushSenderDouble | DisabledPushSender, env: Record<string, string> = {}): PushDispatcher {
+    const config = pushConfig(new EnvReader({ PUSH_CONCURRENCY: '2', PUSH_RETRY_BASE_MS: '1000', ...env }));
     dispatcher = new PushDispatcher(
-      pushConfig(new EnvReader({ PUSH_CONCURRENCY: '2', PUSH_RETRY_BASE_MS: '1000', ...env })),
+      config,
       queue as unknown as PushDeliveriesRepository,
       sender,
       new FakeClock(new Date(now)),
       metrics,
       queueOnlyJobScheduler(),
+      new FcmSendBudget(config, budgetStore as unknown as FcmSendBudgetRepository, budgetTime),
     );
     dispatcher.start();
     return dispatcher;
@@ -211,5 +239,150 @@ describe('PushDispatcher', () => {
     running.wake();
     await running.drain();
     expect(sender.calls).toHaveLength(1);
+  });
+
+  describe('the FCM send budget', () => {
+    const quotaError = 'messaging/message-rate-exceeded: Quota exceeded for quota metric';
+
+    it('books each batch and hands it over only once its moment has come, sleeping rather than asking again', async () => {
+      queue.due = deliveries(700);
+      budgetStore.next = [
+        { granted: true, waitMs: 0 },
+        { granted: true, waitMs: 250 },
+      ];
+      const sender = new PushSenderDouble();
+      start(sender);
+
+      await eventually(() => sender.calls.length === 1 && budgetTime.pendingSleeps() === 1);
+      budgetTime.advance(249);
+      await settle();
+      expect(sender.calls).toHaveLength(1);
+      budgetTime.advance(1);
+      await dispatcher!.drain();
+
+      expect(sender.calls.map((call) => call.length).sort((a, b) => a - b)).toEqual([200, 500]);
+      expect(budgetStore.takes.sort((a, b) => a - b)).toEqual([200, 500]);
+      expect(queue.recorded.every((outcome) => outcome.status === 'SENT')).toBe(true);
+    });
+
+    it('puts messages refused for the quota back without spending their attempt, and pauses the fleet for the retry time', async () => {
+      queue.due = deliveries(3).map((delivery, i) => ({ ...delivery, attempts: i + 1 }));
+      const sender = new PushSenderDouble();
+      sender.answerEach((message, call): PushSendResult => {
+        if (message.token === 'token-0' || call > 1) return { ok: true };
+        return { ok: false, failure: 'transient', error: quotaError, retryAfterMs: message.token === 'token-1' ? 20_000 : 5_000 };
+      });
+
+      await start(sender).drain();
+
+      expect(budgetStore.pauses).toEqual([20_000]);
+      const byToken = new Map(queue.recorded.map((outcome) => [outcome.token, outcome]));
+      expect(byToken.get('token-0')).toMatchObject({ status: 'SENT' });
+      for (const token of ['token-1', 'token-2']) {
+        expect(byToken.get(token)).toMatchObject({
+          status: 'PENDING',
+          availableAt: new Date(now + 20_000),
+          error: quotaError,
+          attemptRefunded: true,
+        });
+      }
+      // Still counted as what FCM answered.
+      const counted = (await metrics.pushMessages.get()).values.map(({ labels, value }) => [labels.outcome, value]);
+      expect(counted.sort()).toEqual([
+        ['sent', 1],
+        ['transient', 2],
+      ]);
+
+      // Nothing is claimed until the pause ends; then the pool is woken by itself.
+      queue.due = deliveries(2);
+      const claims = queue.claims.length;
+      dispatcher!.wake();
+      await dispatcher!.drain();
+      expect(queue.claims).toHaveLength(claims);
+      await budgetTime.elapse(20_000);
+      await eventually(() => sender.calls.length === 2);
+      await dispatcher!.drain();
+      expect(queue.recorded.slice(-2).every((outcome) => outcome.status === 'SENT')).toBe(true);
+    });
+
+    it('pauses for a minute when QUOTA_EXCEEDED names no retry time, and for longer when the fleet already is', async () => {
+      queue.due = deliveries(1);
+      const sender = new PushSenderDouble();
+      sender.answerEach((): PushSendResult => ({ ok: false, failure: 'transient', error: quotaError }));
+      budgetStore.fleetPauseMs = 75_000;
+
+      await start(sender).drain();
+
+      expect(budgetStore.pauses).toEqual([QUOTA_PAUSE_MS]);
+      expect(queue.recorded).toEqual([
+        expect.objectContaining({ status: 'PENDING', availableAt: new Date(now + 75_000), attemptRefunded: true }),
+      ]);
+    });
+
+    it("does not pause for one device's own rate", async () => {
+      queue.due = deliveries(1);
+      const sender = new PushSenderDouble();
+      sender.answerEach((): PushSendResult => ({
+        ok: false,
+        failure: 'transient',
+        error: 'messaging/device-message-rate-exceeded: too many',
+      }));
+
+      await start(sender).drain();
+
+      expect(budgetStore.pauses).toEqual([]);
+      expect(queue.recorded).toEqual([expect.objectContaining({ status: 'PENDING', availableAt: new Date(now + 1000) })]);
+      expect(queue.recorded[0].attemptRefunded).toBeUndefined();
+    });
+
+    it('holds a claimed batch back, attempt given back, while the fleet is paused, and claims again once the pause ends', async () => {
+      queue.due = deliveries(2);
+      budgetStore.next = [{ granted: false, waitMs: 30_000, paused: true }];
+      const debug = jest.spyOn(Logger.prototype, 'debug').mockImplementation(() => undefined);
+      const sender = new PushSenderDouble();
+
+      await start(sender).drain();
+
+      expect(sender.calls).toHaveLength(0);
+      expect(queue.recorded).toEqual(
+        deliveries(2).map((d) =>
+          expect.objectContaining({
+            token: d.token,
+            status: 'PENDING',
+            availableAt: new Date(now + 30_000),
+            error: expect.stringMatching(/^not sent: FCM answered QUOTA_EXCEEDED/),
+            attemptRefunded: true,
+          }),
+        ),
+      );
+      expect(debug).toHaveBeenCalled();
+
+      queue.due = deliveries(2);
+      const claims = queue.claims.length;
+      dispatcher!.wake();
+      await dispatcher!.drain();
+      expect(queue.claims).toHaveLength(claims);
+      await budgetTime.elapse(29_999);
+      expect(queue.claims).toHaveLength(claims);
+      await budgetTime.elapse(1);
+      await eventually(() => sender.calls.length === 1);
+    });
+
+    it('holds a claimed batch back for a second when the budget cannot be read', async () => {
+      queue.due = deliveries(2);
+      budgetStore.next = [new Error('connection terminated')];
+      const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      const sender = new PushSenderDouble();
+
+      await start(sender).drain();
+
+      expect(sender.calls).toHaveLength(0);
+      expect(queue.recorded).toEqual(
+        deliveries(2).map(() => expect.objectContaining({ status: 'PENDING', availableAt: new Date(now + 1000), attemptRefunded: true })),
+      );
+      expect(logged.mock.calls.map(([line]) => String(line))).toEqual([
+        'the FCM send budget could not be read; 2 deliveries held back: connection terminated',
+      ]);
+    });
   });
 });

@@ -7,17 +7,22 @@ import { InjectConfig } from '../config/config.module';
 import { Metrics, type PushOutcome } from '../metrics/metrics';
 import { ANALYSIS_SETTLED } from '../analysis/analysis-events';
 import { DISCLOSURE_CREATED, type DisclosureCreatedEvent } from '../disclosures/disclosure-events';
+import { FcmSendBudget, type SendPermit } from './fcm-send-budget';
 import { newFilingMessage } from './new-filing-message';
-import { type ClaimedDelivery, planOutcome, PushDeliveriesRepository } from './push-deliveries.repository';
-import { MAX_MESSAGES_PER_SEND, PushSender, type PushSendResult } from './push-sender';
+import { type ClaimedDelivery, type DeliveryOutcome, planOutcome, PushDeliveriesRepository } from './push-deliveries.repository';
+import { isQuotaExceeded, MAX_MESSAGES_PER_SEND, type PushMessage, PushSender, type PushSendResult } from './push-sender';
 import type { PushConfig } from './push.config';
+
+/** How soon a batch held back because the send budget could not be read is claimed again. */
+const BUDGET_UNAVAILABLE_RETRY_MS = 1_000;
 
 /**
  * Sends new-filing notifications from the shared queue, always running (with push
  * disabled it only closes fan-outs). A new filing wakes it at once; a short poll
  * catches the rest. Each wake-up expands pending fan-outs, releases digests, puts back
  * deliveries whose lease expired, then keeps up to PUSH_CONCURRENCY batches of up to 500
- * messages with the provider.
+ * messages with the provider. Each batch first waits for its turn in the fleet's FCM send
+ * budget (FcmSendBudget); while the budget is paused after QUOTA_EXCEEDED nothing is claimed.
  * Several instances may run it against one database.
  */
 @Injectable()
@@ -32,6 +37,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     jobs: JobScheduler,
+    private readonly budget: FcmSendBudget,
   ) {
     metrics.sources.pushBacklog = () => this.queue.backlog();
     // The queue's poll (other instances' filings, ended backoffs, expired leases) is in the job catalog.
@@ -42,13 +48,16 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
         return batch.length > 0 ? batch : null;
       },
       work: (batch) => this.deliver(batch),
-      canClaim: () => this.sender.enabled,
+      canClaim: () => this.sender.enabled && this.budgetAllows(),
       prepare: () => this.expand(),
       onClaimError: (error) => this.logger.error(`claiming push deliveries failed: ${describe(error)}`),
       // The answer could not be recorded: the deliveries stay SENDING and are sent again at lease expiry.
       onWorkError: (batch, error) => this.logger.error(`recording ${batch.length} push results failed: ${describe(error)}`),
     });
   }
+
+  /** Set while a wake-up waits for the end of the budget's block. */
+  private wakeAfterBlock = false;
 
   /** Identifies this instance's leases. */
   get workerId(): string {
@@ -71,7 +80,10 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
   start(): void {
     if (!this.pool.start()) return;
     if (this.sender.enabled) {
-      this.logger.log(`push dispatcher running: up to ${this.config.push.concurrency} batches of ${MAX_MESSAGES_PER_SEND} at once`);
+      this.logger.log(
+        `push dispatcher running: up to ${this.config.push.concurrency} batches of ${MAX_MESSAGES_PER_SEND} at once, ` +
+          `the fleet within ${this.config.push.messagesPerMinute.toLocaleString('en-US')} messages a minute`,
+      );
     }
   }
 
@@ -132,8 +144,29 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
+  /** False while the budget is known to be blocked (paused, or booked too far ahead); the pool is woken when it ends. */
+  private budgetAllows(): boolean {
+    if (this.budget.blockedForMs() === 0) return true;
+    if (!this.wakeAfterBlock) {
+      this.wakeAfterBlock = true;
+      void this.budget.whenUnblocked().then(() => {
+        this.wakeAfterBlock = false;
+        this.wake();
+      });
+    }
+    return false;
+  }
+
   private async deliver(batch: ClaimedDelivery[]): Promise<void> {
     const messages = batch.map((delivery) => newFilingMessage(delivery.token, delivery, delivery.text));
+    let permit: SendPermit | { granted: false; retryInMs: number; reason: 'unavailable' };
+    try {
+      permit = await this.budget.acquire(messages.length);
+    } catch (error) {
+      this.logger.error(`the FCM send budget could not be read; ${batch.length} deliveries held back: ${describe(error)}`);
+      permit = { granted: false, retryInMs: BUDGET_UNAVAILABLE_RETRY_MS, reason: 'unavailable' };
+    }
+    if (!permit.granted) return this.holdBack(batch, messages, permit);
     let results: PushSendResult[];
     try {
       results = await this.sender.send(messages);
@@ -144,15 +177,23 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
       results = messages.map(() => failed);
     }
     for (const result of results) this.metrics.pushMessages.inc({ outcome: outcomeOf(result) });
+    const pausedMs = await this.pauseForQuota(results);
     const now = this.clock.nowMs();
-    const outcomes = batch.map((delivery, i) => ({
-      ref: delivery.ref,
-      rceptNo: delivery.rceptNo,
-      token: delivery.token,
-      title: messages[i].title,
-      body: messages[i].body,
-      ...planOutcome(results[i], delivery.attempts, this.config.push, now),
-    }));
+    const outcomes = batch.map((delivery, i) => {
+      const result = results[i];
+      // The project's quota, not the message: it goes again once the pause ends, without spending an attempt.
+      const outcome: DeliveryOutcome = isQuotaExceeded(result)
+        ? { status: 'PENDING', availableAt: new Date(now + pausedMs), error: result.error, attemptRefunded: true }
+        : planOutcome(result, delivery.attempts, this.config.push, now);
+      return {
+        ref: delivery.ref,
+        rceptNo: delivery.rceptNo,
+        token: delivery.token,
+        title: messages[i].title,
+        body: messages[i].body,
+        ...outcome,
+      };
+    });
     const { recorded, tokensRemoved } = await this.queue.record(this.workerId, outcomes);
     if (recorded < outcomes.length) {
       this.logger.warn(`${outcomes.length - recorded} push results arrived after their lease was lost; dropped`);
@@ -166,7 +207,62 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
       );
     }
   }
+
+  /**
+   * QUOTA_EXCEEDED among the answers: the fleet pauses for the longest retry time named (or
+   * the default pause). Answers how long the pause lasts from now; 0 without such an answer.
+   */
+  private async pauseForQuota(results: PushSendResult[]): Promise<number> {
+    const refused = results.filter(isQuotaExceeded);
+    if (refused.length === 0) return 0;
+    const named = refused.map((result) => result.retryAfterMs).filter((ms): ms is number => ms !== undefined);
+    const pausedMs = await this.budget.pause(named.length > 0 ? Math.max(...named) : undefined);
+    this.logger.warn(
+      `FCM answered QUOTA_EXCEEDED for ${refused.length} message(s): every instance pauses sending for ${Math.ceil(pausedMs / 1000)} s`,
+    );
+    return pausedMs;
+  }
+
+  /**
+   * A claimed batch the budget did not let go: back to PENDING with its attempt given back, due
+   * when the budget expects to allow it; the text it would have said is kept, as for a retry.
+   */
+  private async holdBack(
+    batch: ClaimedDelivery[],
+    messages: PushMessage[],
+    permit: { retryInMs: number; reason: 'paused' | 'busy' | 'unavailable' },
+  ): Promise<void> {
+    const availableAt = new Date(this.clock.nowMs() + permit.retryInMs);
+    const error = `not sent: ${HELD_BACK[permit.reason]}`;
+    const { recorded } = await this.queue.record(
+      this.workerId,
+      batch.map((delivery, i) => ({
+        ref: delivery.ref,
+        rceptNo: delivery.rceptNo,
+        token: delivery.token,
+        title: messages[i].title,
+        body: messages[i].body,
+        status: 'PENDING' as const,
+        availableAt,
+        error,
+        attemptRefunded: true,
+      })),
+    );
+    if (permit.reason === 'busy') {
+      this.logger.warn(
+        `${recorded} push deliveries held back ${permit.retryInMs} ms: the fleet's FCM send budget is booked further ahead than a batch may wait`,
+      );
+    } else {
+      this.logger.debug(`${recorded} push deliveries held back ${permit.retryInMs} ms: ${HELD_BACK[permit.reason]}`);
+    }
+  }
 }
+
+const HELD_BACK = {
+  paused: 'FCM answered QUOTA_EXCEEDED; every instance pauses sending',
+  busy: "the fleet's FCM send budget is booked too far ahead",
+  unavailable: 'the FCM send budget could not be read',
+} as const;
 
 function outcomeOf(result: PushSendResult): PushOutcome {
   return result.ok ? 'sent' : result.failure;

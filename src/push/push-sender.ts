@@ -21,7 +21,27 @@ export interface PushMessage {
  */
 export type PushFailure = 'unregistered' | 'transient' | 'rejected';
 
-export type PushSendResult = { ok: true } | { ok: false; failure: PushFailure; error: string };
+export type PushSendResult =
+  | { ok: true }
+  | {
+      ok: false;
+      failure: PushFailure;
+      error: string;
+      /** How long the provider asked us to wait before sending again, when it said (a QUOTA_EXCEEDED answer's retry time). */
+      retryAfterMs?: number;
+    };
+
+/**
+ * firebase-admin's code for FCM's QUOTA_EXCEEDED (and RESOURCE_EXHAUSTED): the Firebase project's
+ * message quota is spent for the current minute. Not `device-message-rate-exceeded`, one device's own rate.
+ */
+export const QUOTA_EXCEEDED_CODE = 'messaging/message-rate-exceeded';
+const QUOTA_EXCEEDED_ERROR = /^messaging\/message-rate-exceeded\b/;
+
+/** A refusal for the project's quota: the message itself was fine, and every instance should hold off. */
+export function isQuotaExceeded(result: PushSendResult): result is PushSendResult & { ok: false } {
+  return !result.ok && result.failure === 'transient' && QUOTA_EXCEEDED_ERROR.test(result.error);
+}
 
 /**
  * Hands messages to the push provider. An abstract class so it serves as the

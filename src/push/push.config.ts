@@ -14,6 +14,11 @@ export interface PushConfig {
     summaryWaitMs: number;
     /** Watchers a fan-out turns into deliveries per transaction, so sending starts before the last ones are expanded. */
     expansionUsers: number;
+    /**
+     * Messages the whole fleet hands to FCM in any rolling minute (FcmSendBudget). The default is
+     * FCM's default quota per Firebase project, 600,000 messages a minute; set what the project was granted.
+     */
+    messagesPerMinute: number;
   };
 }
 
@@ -26,6 +31,7 @@ export function pushConfig(read: EnvReader): PushConfig {
       leaseMs: read.integer('PUSH_LEASE_MS', 5 * 60_000, { min: 1000, max: DAY_MS }),
       summaryWaitMs: read.integer('PUSH_SUMMARY_WAIT_MS', 90_000, { min: 0, max: DAY_MS }),
       expansionUsers: read.integer('PUSH_EXPANSION_USERS', 5_000, { min: 1, max: 100_000 }),
+      messagesPerMinute: read.integer('PUSH_MESSAGES_PER_MINUTE', 600_000, { min: 1_000, max: 1_000_000_000 }),
     },
   };
 }

@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { Clock } from '../common/clock';
+import { Clock, SystemClock } from '../common/clock';
 import type { FirebaseConfig } from '../attestation/firebase.config';
 import { APP_CONFIG } from '../config/config.module';
 import type { EnvironmentConfig } from '../config/environment';
 import { PushTokensModule } from '../push-tokens/push-tokens.module';
 import { DisabledPushSender } from './disabled-push-sender';
+import { FcmSendBudget } from './fcm-send-budget';
+import { FcmSendBudgetEntity } from './fcm-send-budget.entity';
+import { FcmSendBudgetRepository, PUSH_BUDGET_TIME } from './fcm-send-budget.repository';
 import { FirebasePushSender } from './firebase-push-sender';
 import { PushDeliveriesRepository } from './push-deliveries.repository';
 import { PushDispatcher } from './push-dispatcher';
@@ -29,7 +32,7 @@ import { RecordedPushMessageEntity } from './recorded-push-message.entity';
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([PushDeliveryEntity, PushFanoutEntity, PushPreferenceEntity, RecordedPushMessageEntity]),
+    TypeOrmModule.forFeature([PushDeliveryEntity, PushFanoutEntity, PushPreferenceEntity, RecordedPushMessageEntity, FcmSendBudgetEntity]),
     PushTokensModule,
   ],
   controllers: [RecordedPushMessagesController, PushHistoryController, PushPreferencesController],
@@ -42,6 +45,9 @@ import { RecordedPushMessageEntity } from './recorded-push-message.entity';
         return config.appEnv === 'production' ? new DisabledPushSender() : new RecordingPushSender(dataSource, clock);
       },
     },
+    { provide: PUSH_BUDGET_TIME, useClass: SystemClock },
+    FcmSendBudgetRepository,
+    FcmSendBudget,
     PushFanoutsRepository,
     PushDeliveriesRepository,
     PushDispatcher,
