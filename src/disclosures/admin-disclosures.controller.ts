@@ -34,8 +34,8 @@ export class AdminDisclosuresController {
   @ApiCreatedResponse({ type: FetchDisclosuresResponse })
   @ApiErrors({
     VALIDATION_FAILED: 'a date is missing or invalid, endDate before beginDate, or a bad corpCode or page',
-    UPSTREAM_FAILED: 'the disclosure system answered an error, or the save failed',
-    UPSTREAM_UNAVAILABLE: 'the disclosure system did not answer',
+    // The specification answers 500 to any failed upstream call or save, unanswered calls included.
+    UPSTREAM_FAILED: 'the disclosure system answered an error or did not answer, or the save failed',
     UPSTREAM_BUSY: 'the daily allowance is spent (with Retry-After)',
   })
   async fetch(@Query() query: FetchDisclosuresQuery): Promise<FetchDisclosuresResponse> {
