@@ -243,8 +243,8 @@ describe('push tokens: /api/v1/push/fcm-token', () => {
       expect(route.delete.requestBody.content['application/json'].schema).toEqual({
         $ref: '#/components/schemas/UnregisterPushTokenRequest',
       });
-      expect(Object.keys(route.post.responses).sort()).toEqual(['204', '400', '401', '413', '415', '429', '500', '503']);
-      expect(Object.keys(route.delete.responses).sort()).toEqual(['204', '400', '401', '413', '415', '429', '500', '503']);
+      expect(Object.keys(route.post.responses).sort()).toEqual(['204', '400', '401', '413', '414', '415', '429', '500', '503']);
+      expect(Object.keys(route.delete.responses).sort()).toEqual(['204', '400', '401', '413', '414', '415', '429', '500', '503']);
       const register = doc.components.schemas.RegisterPushTokenRequest;
       expect(register.required.sort()).toEqual(['fcm_token', 'platform']);
       expect(register.properties.platform.enum).toEqual(['ios', 'android']);

@@ -469,7 +469,7 @@ describe('watchlist: /api/v1/watchlist', () => {
       expect(watchlist.post.requestBody.content['application/json'].schema).toEqual(json('AddWatchRequest'));
       expect(watchlist.post.responses['201'].content['application/json'].schema).toEqual(json('WatchEntryView'));
       expect(watchlist.post.responses['409'].content['application/json'].schema).toEqual(json('WatchlistFullErrorBody'));
-      expect(Object.keys(watchlist.post.responses).sort()).toEqual(['201', '400', '401', '409', '413', '415', '429', '500', '503']);
+      expect(Object.keys(watchlist.post.responses).sort()).toEqual(['201', '400', '401', '409', '413', '414', '415', '429', '500', '503']);
       expect(doc.paths['/api/v1/watchlist/capacity'].get.responses['200'].content['application/json'].schema).toEqual(
         json('WatchlistCapacityResponse'),
       );
@@ -478,13 +478,14 @@ describe('watchlist: /api/v1/watchlist', () => {
         '400',
         '401',
         '404',
+        '414',
         '429',
         '500',
         '503',
       ]);
       const notify = doc.paths['/api/v1/watchlist/{corpCode}/notify'].patch;
       expect(notify.requestBody.content['application/json'].schema).toEqual(json('SetNotifyRequest'));
-      expect(Object.keys(notify.responses).sort()).toEqual(['200', '400', '401', '404', '413', '415', '429', '500', '503']);
+      expect(Object.keys(notify.responses).sort()).toEqual(['200', '400', '401', '404', '413', '414', '415', '429', '500', '503']);
       expect(Object.keys(doc.components.schemas.WatchEntryView.properties).sort()).toEqual(
         ['categories', 'corp_code', 'corp_name', 'created_at', 'id', 'min_impact', 'notify_enabled', 'stock_code', 'user_id'].sort(),
       );
