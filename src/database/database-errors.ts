@@ -33,6 +33,9 @@ const UNAVAILABLE_MESSAGES = [
   /query read timeout/i, // query_timeout: the server did not answer
   /client has encountered a connection error and is not queryable/i,
   /client was closed and is not queryable/i, // its session was closed under it (read timeout, lost connection)
+  // 55000 at connect: the database was closed to new sessions (ALLOW_CONNECTIONS false, as for a
+  // restore). The SQLSTATE alone also covers query errors that are ours, so the message decides.
+  /database ".*" is not currently accepting connections/i,
 ];
 
 /**
