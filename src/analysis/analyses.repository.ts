@@ -6,6 +6,8 @@ import { Clock } from '../common/clock';
 import { maxBackoffMs } from '../jobs/job-catalog';
 import { InjectConfig } from '../config/config.module';
 import { NewFilingsStep, type NewFilingsStepHandler, type StoredFilings } from '../disclosures/new-filings-step';
+import type { FleetConfig } from '../fleet/fleet.config';
+import { leaseOwnerIsDead } from '../fleet/lease-owners';
 import type { AnalysisConfig } from './analysis.config';
 import type { AnalysisStatus } from './analysis.entity';
 import type { AnalysisResult } from './analyzers/analysis-result.schema';
@@ -57,7 +59,7 @@ export interface CompletedAnalysis {
 export class AnalysesRepository implements NewFilingsStepHandler {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectConfig() private readonly config: { ai: AnalysisConfig },
+    @InjectConfig() private readonly config: { ai: AnalysisConfig; fleet: FleetConfig },
     private readonly clock: Clock,
   ) {}
 
@@ -101,9 +103,10 @@ export class AnalysesRepository implements NewFilingsStepHandler {
   /** Claims the oldest claimable analysis for `worker`, or null when there is none. */
   async claim(worker: string): Promise<ClaimedAnalysis | null> {
     const now = this.clock.now();
-    // Urgent new filings first (a watcher's push waits for them), then expired leases,
-    // then retries whose backoff ended: their filings have waited longest. One query per
-    // kind keeps each an ordered index scan.
+    // Urgent new filings first (a watcher's push waits for them), then leases that expired
+    // or whose instance died, then retries whose backoff ended: their filings have waited
+    // longest. One query per kind keeps each an ordered index scan (PROCESSING rows are few:
+    // at most the fleet's concurrency).
     const candidates: [string, unknown[]][] = [
       [
         `SELECT rcept_no FROM analyses WHERE status = 'PENDING' AND available_at IS NULL AND priority > 0
@@ -111,9 +114,10 @@ export class AnalysesRepository implements NewFilingsStepHandler {
         [],
       ],
       [
-        `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING' AND lease_expires_at < now()
+        `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING'
+           AND (lease_expires_at < now() OR ${leaseOwnerIsDead('lease_owner', '$3')})
          ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-        [],
+        [this.config.fleet.leaderTakeoverMs],
       ],
       [
         `SELECT rcept_no FROM analyses WHERE status = 'PENDING' AND available_at <= $3

@@ -38,7 +38,7 @@ export interface RunWork extends JobRunWork {
   onSchedule?: { enabled: boolean; run(): Promise<unknown> };
 }
 
-export type QueueWork<Job> = Omit<WorkerPoolOptions<Job>, 'name' | 'pollIntervalMs'>;
+export type QueueWork<Job> = Omit<WorkerPoolOptions<Job>, 'name' | 'pollIntervalMs' | 'workerId'>;
 
 /** What this instance knows of a job beyond job_states: for the admin list. */
 export interface LocalJobView {
@@ -146,6 +146,7 @@ export class JobScheduler implements OnApplicationBootstrap, BeforeApplicationSh
     const pool = new WorkerPool<Job>({
       ...work,
       name,
+      workerId: this.identity.id,
       pollIntervalMs: declaration.schedule.pollIntervalMs,
       work: async (job) => {
         await work.work(job);

@@ -30,6 +30,7 @@ describe('WorkerPool', () => {
     const errors: string[] = [];
     pool = new WorkerPool<HeldJob>({
       name: 'test-pool',
+      workerId: 'test-host:1:abcdef',
       concurrency: 2,
       pollIntervalMs: 60_000,
       claim: () => Promise.resolve(queue.shift() ?? null),

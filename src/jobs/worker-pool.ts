@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { runAsJob } from '../logging/job-context';
 
 /** The longest a pool waits for its running jobs at shutdown. */
@@ -8,6 +6,12 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 export interface WorkerPoolOptions<Job> {
   /** What the pool's log lines say runs (`job`), e.g. `analysis`; each pass and each job gets a `jobId` of its own. */
   name: string;
+  /**
+   * Whose leases this pool's claims are: the instance's id (InstanceIdentity.id), so that a
+   * lease of an instance that stopped beating can be taken over before it expires
+   * (src/fleet/lease-owners.ts).
+   */
+  workerId: string;
   /** Most jobs run at once. */
   concurrency: number;
   /** How often an idle pool looks for work nobody announced: ended backoffs, expired leases, other instances. */
@@ -36,8 +40,6 @@ export interface WorkerPoolOptions<Job> {
  * the same pool against one database: leases carry `workerId`.
  */
 export class WorkerPool<Job> {
-  /** Identifies this instance's leases. */
-  readonly workerId = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private running = false;
   /** Slots taken, including claims in progress, so concurrent wake-ups never exceed the limit. */
   private taken = 0;
@@ -47,6 +49,11 @@ export class WorkerPool<Job> {
   private prepareAgain = false;
 
   constructor(private readonly options: WorkerPoolOptions<Job>) {}
+
+  /** Identifies this instance's leases. */
+  get workerId(): string {
+    return this.options.workerId;
+  }
 
   get isRunning(): boolean {
     return this.running;

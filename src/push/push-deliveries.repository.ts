@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
+import type { FleetConfig } from '../fleet/fleet.config';
+import { leaseOwnerIsDead } from '../fleet/lease-owners';
 import { maxBackoffMs } from '../jobs/job-catalog';
 import { InjectConfig } from '../config/config.module';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
@@ -138,7 +140,7 @@ export function planOutcome(
 export class PushDeliveriesRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectConfig() private readonly config: PushConfig,
+    @InjectConfig() private readonly config: PushConfig & { fleet: FleetConfig },
     private readonly clock: Clock,
     private readonly pushTokens: PushTokensRepository,
     private readonly outbox: PushFanoutsRepository,
@@ -483,8 +485,9 @@ export class PushDeliveriesRepository {
   }
 
   /**
-   * Puts back every delivery whose SENDING lease expired: its sender died (or stalled)
-   * between claiming the batch and recording the answer, so the message may or may not
+   * Puts back every delivery whose SENDING lease expired or whose instance died
+   * (src/fleet/lease-owners.ts): its sender died (or stalled) between claiming the batch
+   * and recording the answer, so the message may or may not
    * have reached the device. With attempts left it is PENDING again, first in line (no
    * available_at), and the next claim re-checks and sends it again: a repeat is replaced on
    * the device by its collapse identity (the filing). With the attempts spent it is ABANDONED.
@@ -496,13 +499,13 @@ export class PushDeliveriesRepository {
          UPDATE push_deliveries
          SET status = CASE WHEN attempts < $1 THEN 'PENDING' ELSE 'ABANDONED' END, available_at = NULL,
              lease_owner = NULL, lease_expires_at = NULL,
-             last_error = left('lease of ' || lease_owner || ' expired while sending; ' ||
+             last_error = left('lease of ' || lease_owner || ' ended while sending; ' ||
                CASE WHEN attempts < $1 THEN 'sent again' ELSE 'attempts spent, not sent again' END, 500)
-         WHERE status = 'SENDING' AND lease_expires_at < now()
+         WHERE status = 'SENDING' AND (lease_expires_at < now() OR ${leaseOwnerIsDead('lease_owner', '$2')})
          RETURNING status
        ) SELECT count(*) FILTER (WHERE status = 'PENDING')::int AS resent, count(*) FILTER (WHERE status = 'ABANDONED')::int AS abandoned
          FROM expired`,
-      [this.config.push.maxAttempts],
+      [this.config.push.maxAttempts, this.config.fleet.leaderTakeoverMs],
     );
     return counts;
   }

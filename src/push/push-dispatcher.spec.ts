@@ -199,7 +199,7 @@ describe('PushDispatcher', () => {
 
     expect(queue.reclaims).toBe(1);
     expect(warned.mock.calls.map(([line]) => String(line))).toEqual([
-      "push sender's lease expired mid-send: 3 deliveries to send again, 1 abandoned (attempts spent)",
+      "push sender's lease ended mid-send (expired, or its instance died): 3 deliveries to send again, 1 abandoned (attempts spent)",
     ]);
   });
 

@@ -136,7 +136,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
       const { resent, abandoned } = await this.queue.reclaimExpired();
       if (resent + abandoned > 0) {
         this.logger.warn(
-          `push sender's lease expired mid-send: ${resent} deliveries to send again, ${abandoned} abandoned (attempts spent)`,
+          `push sender's lease ended mid-send (expired, or its instance died): ${resent} deliveries to send again, ${abandoned} abandoned (attempts spent)`,
         );
       }
     } catch (error) {

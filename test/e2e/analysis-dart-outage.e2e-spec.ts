@@ -1,17 +1,14 @@
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { type DartFailureMode, type DartSandbox, startDartSandbox } from '../../local/dart-sandbox/dart-sandbox';
 import { validAnswer } from '../../local/doubles/analysis-answers';
 import { chatCompletion, type ModelServerDouble, startModelServerDouble } from '../../local/doubles/model-server-double';
-import { MIGRATIONS } from '../../migrations';
 import { AnalysisDartOutages1764531000000 } from '../../migrations/1764531000000-analysis-dart-outages';
 import { AnalysisSchedulerService } from '../../src/analysis/analysis-scheduler.service';
-import { buildMigrationDataSourceOptions } from '../../src/database/data-source-options';
-import { runMigrationsLocked } from '../../src/database/migrate';
 import { DisclosureIngestService } from '../../src/disclosures/disclosure-ingest.service';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { FakeClock } from '../support/fake-clock';
 import { insertAnalyses, insertFilings } from '../support/fixtures';
+import { seedSchemaBefore } from '../support/migrated-before';
 import { type SandboxedApp, eventually, sandboxEnv, startSandboxedApp } from '../support/sandboxed-app';
 import { RELAXED_RATE_LIMITS, type TestApp, startTestApp } from '../support/test-app';
 import { type TestDatabase, createTestDatabase } from '../support/test-database';
@@ -206,13 +203,7 @@ describe('analyses a disclosure-system outage left UNAVAILABLE before outages st
     database = await createTestDatabase({ empty: true });
 
     // The schema as it was, with what the old scheduler left behind.
-    const old = new DataSource({
-      ...buildMigrationDataSourceOptions(database.url),
-      migrations: MIGRATIONS.slice(0, MIGRATIONS.indexOf(AnalysisDartOutages1764531000000)),
-    });
-    await old.initialize();
-    try {
-      await runMigrationsLocked(old);
+    await seedSchemaBefore(database.url, AnalysisDartOutages1764531000000, async (old) => {
       for (const [name, lastError] of Object.entries(errors)) {
         const filing = sandbox.control.publishFiling({ report_nm: `예전 공시 ${name}` });
         sandbox.control.setDocument(filing.rcept_no, DOCUMENT);
@@ -230,9 +221,7 @@ describe('analyses a disclosure-system outage left UNAVAILABLE before outages st
         await insertAnalyses(old, [{ rcept_no: filing.rcept_no, status: 'UNAVAILABLE' }]);
         await old.query('UPDATE analyses SET attempts = 5, last_error = $2 WHERE rcept_no = $1', [filing.rcept_no, lastError]);
       }
-    } finally {
-      await old.destroy();
-    }
+    });
 
     app = await startTestApp({
       database,

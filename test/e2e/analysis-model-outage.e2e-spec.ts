@@ -1,5 +1,4 @@
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { startDartSandbox, type DartSandbox } from '../../local/dart-sandbox/dart-sandbox';
 import { validAnswer } from '../../local/doubles/analysis-answers';
 import {
@@ -9,17 +8,15 @@ import {
   type RecordedRequest,
   startModelServerDouble,
 } from '../../local/doubles/model-server-double';
-import { MIGRATIONS } from '../../migrations';
 import { AnalysisOutages1764525000000 } from '../../migrations/1764525000000-analysis-outages';
 import { AnalysisSchedulerService } from '../../src/analysis/analysis-scheduler.service';
 import { Analyzer } from '../../src/analysis/analyzers/analyzer';
 import { OpenAiAnalyzer } from '../../src/analysis/analyzers/openai.analyzer';
-import { buildMigrationDataSourceOptions } from '../../src/database/data-source-options';
-import { runMigrationsLocked } from '../../src/database/migrate';
 import { DisclosureIngestService } from '../../src/disclosures/disclosure-ingest.service';
 import type { DartFiling } from '../../src/upstream/dart/dart.types';
 import { FakeClock } from '../support/fake-clock';
 import { insertAnalyses, insertFilings } from '../support/fixtures';
+import { seedSchemaBefore } from '../support/migrated-before';
 import { eventually, type SandboxedApp, sandboxEnv, startSandboxedApp } from '../support/sandboxed-app';
 import { RELAXED_RATE_LIMITS, startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -270,13 +267,7 @@ describe('analyses an outage left UNAVAILABLE before outages stopped spending at
     database = await createTestDatabase({ empty: true });
 
     // The schema as it was, with what the old scheduler left behind.
-    const old = new DataSource({
-      ...buildMigrationDataSourceOptions(database.url),
-      migrations: MIGRATIONS.slice(0, MIGRATIONS.indexOf(AnalysisOutages1764525000000)),
-    });
-    await old.initialize();
-    try {
-      await runMigrationsLocked(old);
+    await seedSchemaBefore(database.url, AnalysisOutages1764525000000, async (old) => {
       const errors = {
         rateLimited: 'the OpenAI-compatible API answered HTTP 429: Rate limit reached for requests',
         overloaded: 'the Anthropic API answered HTTP 529: Overloaded',
@@ -302,9 +293,7 @@ describe('analyses an outage left UNAVAILABLE before outages stopped spending at
         await insertAnalyses(old, [{ rcept_no: filing.rcept_no, status: 'UNAVAILABLE' }]);
         await old.query('UPDATE analyses SET attempts = 5, last_error = $2 WHERE rcept_no = $1', [filing.rcept_no, lastError]);
       }
-    } finally {
-      await old.destroy();
-    }
+    });
 
     // The new version starts: its migration runs, then its scheduler.
     app = await startTestApp({

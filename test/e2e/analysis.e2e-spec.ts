@@ -180,6 +180,32 @@ describe('analyses and the reveal economy', () => {
       expect((await statusOf(filing.rcept_no)).status).toBe('COMPLETED');
     });
 
+    it('takes over the lease of an instance that stopped beating without waiting for the lease, but not of a live one', async () => {
+      // Two other instances as the fleet registry sees them: one beating, one silent for longer than LEADER_TAKEOVER_MS (kill -9 leaves its row).
+      await t.dataSource.query(
+        `INSERT INTO fleet_instances (id, host, pid, heartbeat_at) VALUES
+           ('live-host:1:aaaaaa', 'live-host', 1, now()), ('dead-host:2:bbbbbb', 'dead-host', 2, now() - interval '1 hour')`,
+      );
+      const live = await newFiling(2000);
+      expect((await queue.claim('live-host:1:aaaaaa'))?.rceptNo).toBe(live.rcept_no);
+      const dead = await newFiling(2000);
+      expect((await queue.claim('dead-host:2:bbbbbb'))?.rceptNo).toBe(dead.rcept_no);
+
+      scheduler.resume();
+      expect(await settled(dead.rcept_no)).toMatchObject({ status: 'COMPLETED', attempts: 2 });
+      scheduler.fill();
+      await scheduler.drain();
+      // Both leases have ten minutes to run; only the live instance's is still its own.
+      expect(await statusOf(live.rcept_no)).toMatchObject({ status: 'PROCESSING' });
+      expect(await queue.markUnavailable('dead-host:2:bbbbbb', dead.rcept_no, 'late')).toBe(false);
+
+      // The live instance goes away cleanly; its lease runs out and the filing is analysed here, leaving the queue empty.
+      await t.dataSource.query("DELETE FROM fleet_instances WHERE id IN ('live-host:1:aaaaaa', 'dead-host:2:bbbbbb')");
+      await t.dataSource.query("UPDATE analyses SET lease_expires_at = now() - interval '1 second' WHERE rcept_no = $1", [live.rcept_no]);
+      scheduler.fill();
+      expect(await settled(live.rcept_no)).toMatchObject({ status: 'COMPLETED', attempts: 2 });
+    });
+
     it('hands each analysis to exactly one of many competing workers', async () => {
       const filings = await Promise.all(Array.from({ length: 12 }, () => newFiling(1500)));
       const claims = await Promise.all(Array.from({ length: 30 }, (_, i) => queue.claim(`worker-${i}`)));

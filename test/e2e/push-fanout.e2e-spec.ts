@@ -383,7 +383,7 @@ describe('new-filing push across restarts and instances', () => {
     await database?.drop();
   });
 
-  it('resumes a fan-out after a restart; the batch lost with its process is sent again once its lease expires, under its collapse key', async () => {
+  it('resumes a fan-out after a restart; the batch lost with a killed process is sent again once it stops beating, under its collapse key', async () => {
     const first = new PushSenderDouble();
     // The first batch is answered; during the second the process dies (no answer ever comes).
     first.answerCalls((messages, call) => (call === 1 ? allOk(messages) : new Promise<PushSendResult[]>(() => undefined)));
@@ -413,10 +413,15 @@ describe('new-filing push across restarts and instances', () => {
     expect(second.messages()).toHaveLength(200);
     expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, SENDING: 500 });
 
-    // Once the dead sender's lease expires (on the database clock) its batch goes again: FCM may or may not have taken it.
+    // A clean close deleted the first process's row in fleet_instances, so its lease waits for expiry (five minutes)
+    // and nothing is sent again yet. Killed with kill -9 the row stays and stops beating: once it is older than
+    // LEADER_TAKEOVER_MS the batch goes again without waiting for its lease. FCM may or may not have taken it.
+    b.app.get(PushDispatcher).wake();
+    await b.app.get(PushDispatcher).drain();
+    expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 700, SENDING: 500 });
     await b.dataSource.query(
-      "UPDATE push_deliveries SET lease_expires_at = now() - interval '1 second' WHERE rcept_no = $1 AND status = 'SENDING'",
-      [filing.rcept_no],
+      "INSERT INTO fleet_instances (id, host, pid, heartbeat_at) VALUES ($1, 'killed', 1, now() - interval '1 minute')",
+      [deadWorker],
     );
     b.app.get(PushDispatcher).wake();
     await b.app.get(PushDispatcher).drain();

@@ -446,7 +446,7 @@ describe('pushes handed to the sender after they were created are re-checked; a 
 
     expect(sentTo(user.token)).toEqual([]);
     expect((await deliveriesOf(user.userId)).map((row) => [row.status, row.attempts, row.last_error])).toEqual([
-      ['ABANDONED', MAX_ATTEMPTS, 'lease of dead-instance expired while sending; attempts spent, not sent again'],
+      ['ABANDONED', MAX_ATTEMPTS, 'lease of dead-instance ended while sending; attempts spent, not sent again'],
     ]);
     expect((await historyOf(user)).map((entry) => entry.outcome)).toEqual(['abandoned']);
   });

@@ -1,4 +1,5 @@
 import type { Clock } from '../../src/common/clock';
+import { InstanceIdentity } from '../../src/fleet/instance-identity';
 import { JobScheduler } from '../../src/jobs/job-scheduler';
 import { FakeClock } from './fake-clock';
 
@@ -16,13 +17,14 @@ function unreachable<T>(name: string): T {
 
 /**
  * A JobScheduler for unit tests of a queue's owner (PushDispatcher, say): `queue()` builds
- * the real WorkerPool; leadership, job_states and job_runs are out of reach.
+ * the real WorkerPool, leased as a new instance; leadership, job_states and job_runs are out of reach.
  */
 export function queueOnlyJobScheduler(clock: Clock = new FakeClock()): JobScheduler {
   return new JobScheduler(
     unreachable('config'),
     unreachable('SingletonJobs'),
-    unreachable('InstanceIdentity'),
+    // The pool's leases are this instance's.
+    new InstanceIdentity(),
     unreachable('JobStatesRepository'),
     unreachable('JobRunsRepository'),
     unreachable('SchedulerRegistry'),
