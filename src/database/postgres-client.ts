@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Client, type ClientConfig } from 'pg';
+import { Client, type ClientConfig, type QueryResult } from 'pg';
 import { queryWithCallbackInPlace } from '../runtime-fixes/pg-query-callback/pg-query-callback';
 import { preparedStatementName } from './prepared-statements';
 
@@ -13,12 +13,12 @@ export interface PostgresClientConfig extends ClientConfig {
 }
 
 /**
- * pg's Client, with its promise form `query(text, values)`, the one TypeORM calls, written
- * so that pg builds the query with its callback already in place (a runtime fix:
- * src/runtime-fixes/pg-query-callback/; docs/request-pipeline.md, "Requests that die young").
- * A text registered with `preparedStatement` is sent as a named statement, parsed once per
- * connection (prepared-statements.ts). Every other form of `query` (a callback, a config
- * object, a cursor) is pg's own.
+ * pg's Client, with its plain forms of `query` (text or `{ name, text, values }`, with or without
+ * a callback: TypeORM's and pg-pool's) written so that pg builds the query with its callback
+ * already in place (a runtime fix: src/runtime-fixes/pg-query-callback/; docs/request-pipeline.md,
+ * "Requests that die young"), and every one of them bounded by the read timeout. A text
+ * registered with `preparedStatement` is sent as a named statement, parsed once per connection
+ * (prepared-statements.ts). pg's other forms (a cursor, `rowMode`, custom types) are pg's own.
  *
  * A session that fails outside a query (the server's FATAL 57P01 at shutdown, a reset socket)
  * makes pg emit 'error' on the client, and an 'error' nobody listens to ends the process.
@@ -63,18 +63,62 @@ function pgQuery(client: Client, args: unknown[]): unknown {
 /** SQLSTATE 0A000, which PostgreSQL answers when a prepared statement's result columns changed. */
 const STALE_PREPARED_STATEMENT = '0A000';
 
-function query(this: PostgresClient, ...args: unknown[]): unknown {
-  const [text, values] = args;
-  if (typeof text !== 'string' || args.length > 2 || !(values === undefined || Array.isArray(values))) {
-    return pgQuery(this, args);
-  }
+type QueryCallback = (error: Error | null, result?: QueryResult) => void;
+
+/** A statement with nothing but its text, its name and its values: the forms this class answers itself. */
+interface PlainQuery {
+  statement: string | { name: string; text: string };
+  values: unknown[] | undefined;
+  callback: QueryCallback | undefined;
+}
+
+const PLAIN_CONFIG_KEYS = new Set(['name', 'text', 'values']);
+
+/**
+ * The plain forms, each with its read timeout: `(text, values?)` (TypeORM), `(text, values?, callback)`
+ * and `({ name?, text, values? }, undefined?, callback?)`, which is how pg-pool's `pool.query` hands a
+ * statement to its client (the rate limiter's take). Undefined for pg's other forms (a cursor, a
+ * Submittable, `rowMode`, types…), which stay pg's own, without the read timeout.
+ */
+function plainQuery(args: unknown[]): PlainQuery | undefined {
+  if (args.length === 0 || args.length > 3) return undefined;
+  const callback = typeof args[args.length - 1] === 'function' ? (args[args.length - 1] as QueryCallback) : undefined;
+  const rest = callback === undefined ? args : args.slice(0, -1);
+  const [first, second] = rest;
+  if (rest.length > 2 || !(second === undefined || Array.isArray(second))) return undefined;
+  if (typeof first === 'string') return { statement: named(first), values: second, callback };
+  if (typeof first !== 'object' || first === null) return undefined;
+  const config = first as { name?: unknown; text?: unknown; values?: unknown };
+  if (typeof config.text !== 'string' || !Object.keys(config).every((key) => PLAIN_CONFIG_KEYS.has(key))) return undefined;
+  if (!(config.values === undefined || Array.isArray(config.values)) || (config.values !== undefined && second !== undefined))
+    return undefined;
+  const statement = typeof config.name === 'string' ? { name: config.name, text: config.text } : named(config.text);
+  return { statement, values: (config.values as unknown[] | undefined) ?? second, callback };
+}
+
+/** A text registered with `preparedStatement` as its named statement, another as it is. */
+function named(text: string): string | { name: string; text: string } {
   const name = preparedStatementName(text);
-  return queryWithCallbackInPlace(this, name === undefined ? text : { name, text }, values, {
+  return name === undefined ? text : { name, text };
+}
+
+function query(this: PostgresClient, ...args: unknown[]): unknown {
+  const plain = plainQuery(args);
+  if (plain === undefined) return pgQuery(this, args);
+  const { statement } = plain;
+  const result = queryWithCallbackInPlace(this, statement, plain.values, {
     readTimeoutMs: this.readTimeoutMs,
     // "cached plan must not change result type": a migration changed what the prepared
     // statement returns. PostgreSQL fails every later execution of it in this session too.
-    closesSession: (error) => name !== undefined && (error as { code?: unknown }).code === STALE_PREPARED_STATEMENT,
+    closesSession: (error) => typeof statement !== 'string' && (error as { code?: unknown }).code === STALE_PREPARED_STATEMENT,
   });
+  if (plain.callback === undefined) return result;
+  const callback = plain.callback;
+  result.then(
+    (answer) => callback(null, answer),
+    (error: Error) => callback(error),
+  );
+  return undefined;
 }
 
 // Assigned rather than declared, so that callers keep the overloads pg declares for Client#query.

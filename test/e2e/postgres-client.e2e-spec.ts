@@ -1,4 +1,4 @@
-import { Client, DatabaseError, Query } from 'pg';
+import { Client, DatabaseError, Pool, type PoolConfig, Query } from 'pg';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { PostgresClient } from '../../src/database/postgres-client';
@@ -64,12 +64,34 @@ describe('PostgresClient', () => {
     await ended;
   });
 
-  it("leaves pg's other forms to pg: a callback, a config object", async () => {
+  it("answers a callback and a plain config object as pg does; leaves pg's other forms (rowMode) to pg", async () => {
     const viaCallback = await new Promise((resolve, reject) =>
       client.query('SELECT $1::int AS n', [7], (error, result) => (error ? reject(error) : resolve(result.rows))),
     );
     expect(viaCallback).toEqual([{ n: 7 }]);
+    expect((await client.query({ name: 'plain-config', text: 'SELECT $1::int AS n', values: [9] })).rows).toEqual([{ n: 9 }]);
     expect((await client.query({ text: 'SELECT $1::int AS n', values: [8], rowMode: 'array' })).rows).toEqual([[8]]);
+  });
+
+  it("bounds the statements of pg-pool (a config object and a callback, the rate limiter's take) by the read timeout too", async () => {
+    // As the service's pool: every client it makes gets the read timeout (data-source-options.ts).
+    const pool = new Pool({
+      connectionString: database.url,
+      max: 1,
+      Client: PostgresClient as unknown as NonNullable<PoolConfig['Client']>,
+      readTimeoutMs: 1_000,
+    } as PoolConfig);
+    pool.on('error', () => undefined);
+    try {
+      // A pooled, idle connection first: the case a frozen server left waiting forever.
+      await pool.query('SELECT 1');
+      const started = Date.now();
+      await expect(pool.query({ name: 'slow-take', text: 'SELECT pg_sleep(5)', values: [] })).rejects.toThrow('Query read timeout');
+      expect(Date.now() - started).toBeLessThan(3_000);
+      await expect(pool.query('SELECT pg_sleep(5)')).rejects.toThrow('Query read timeout');
+    } finally {
+      await pool.end();
+    }
   });
 
   it('refuses both read timeouts at once', () => {
