@@ -33,4 +33,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Migrations are applied by the server itself at start, under an advisory lock. The V8 flag is the
 # one of `npm run start:prod` (docs/operations.md, "Node.js flags"; test/e2e/packaging.e2e-spec.ts).
-CMD ["node", "--initial-old-space-size=128", "dist/src/main.js"]
+CMD ["node", "--initial-old-space-size=128", "--max-semi-space-size=16", "dist/src/main.js"]

@@ -38,8 +38,9 @@ describe('production packaging', () => {
     expect(imageCommand.at(-1)).toBe('dist/src/main.js');
     expect(packageJson.scripts['start:prod'].split(' ')).toEqual(imageCommand);
     expect(flagsOf(packageJson.scripts.start.split(' '))).toEqual(flagsOf(imageCommand));
-    // The flag the uncached-read latency depends on (docs/operations.md, "Node.js flags").
+    // The flags the uncached-read latency and the memory depend on (docs/operations.md, "Node.js flags").
     expect(flagsOf(imageCommand)).toContainEqual(expect.stringMatching(/^--initial-old-space-size=\d+$/));
+    expect(flagsOf(imageCommand)).toContainEqual(expect.stringMatching(/^--max-semi-space-size=\d+$/));
   });
 
   it('checks readiness, in the image and in compose', () => {
