@@ -30,9 +30,9 @@ export class ChildRpc<Request, Response> {
     });
   }
 
-  /** Forks `script` (a file next to this one, compiled) with its own Node.js options. */
-  static fork<Request, Response>(name: string, script: string, execArgv: string[] = []): ChildRpc<Request, Response> {
-    const child = fork(path.join(__dirname, script), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+  /** Forks `script` (a file next to this one, compiled) with its own Node.js options, and environment (default: this process's). */
+  static fork<Request, Response>(name: string, script: string, execArgv: string[] = [], env = process.env): ChildRpc<Request, Response> {
+    const child = fork(path.join(__dirname, script), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, env });
     return new ChildRpc(name, child);
   }
 

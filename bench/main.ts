@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { Client } from 'pg';
 import { startDartSandbox } from '../local/dart-sandbox/dart-sandbox';
 import { CpuMonitor } from './cpu-monitor';
 import { startLoadClient } from './load-client';
 import type { LoadJob, LoadResult, UrlSource } from './load-protocol';
 import { startAnchors } from './anchors/anchors';
+import { startOtlpReceiver } from '../local/doubles/otlp-receiver';
 import { explainReads, type QueryPlan } from './plans';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { createDatabase } from '../test/support/test-database';
@@ -98,6 +100,7 @@ const quantile = (values: number[], q: number) => {
 /** A seeded database with the server under test running on it, the routes' URL pools and their query plans. */
 interface Dataset {
   filings: number;
+  databaseUrl: string;
   server: BenchServer;
   client: Client;
   seed: SeedReport;
@@ -235,6 +238,7 @@ async function main(): Promise<void> {
     };
     return {
       filings: size,
+      databaseUrl: database.url,
       server,
       client,
       seed,
@@ -452,6 +456,15 @@ async function main(): Promise<void> {
   const anchors = await startAnchors(hitBodies);
   cleanups.push({ label: 'anchor servers', run: () => anchors.close() });
   const anchorRounds = envNumber('BENCH_ANCHOR_ROUNDS', 3, 0, 20);
+  // The same service with tracing on (OpenTelemetry, exporting to a loopback collector), on the same database.
+  const collector = await startOtlpReceiver();
+  cleanups.push({ label: 'OTLP collector', run: () => collector.close() });
+  const traced = await BenchServer.start(
+    { databaseUrl: dataset.databaseUrl, dartBaseUrl: sandbox.baseUrl, dartApiKey: sandbox.apiKey },
+    ['-r', path.join(__dirname, 'tracing-preload.js')],
+    { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'bench-traced' },
+  );
+  cleanups.push({ label: 'traced server under test', run: () => traced.close() });
 
   const routes: RouteMeasurement[] = [];
   const anchored: AnchoredHit[] = [];
@@ -464,10 +477,11 @@ async function main(): Promise<void> {
     const bare = await measure(server, `${scenario.name}: bare just before`, () => ({ ...base, kind: 'load', source: bareUrl }));
     const hitSource = { urls: [scenario.hitUrl], offset: 0, bust: null, repeats: true };
     const hit = await measure(server, `${scenario.name} HIT`, () => ({ ...base, kind: 'load', source: hitSource }));
-    const rounds: AnchoredHit = { name: scenario.name, hit: [], nest: [], node: [] };
+    const rounds: AnchoredHit = { name: scenario.name, hit: [], traced: [], nest: [], node: [] };
     for (let round = 0; round < anchorRounds; round++) {
       for (const [side, origin] of [
         ['hit', server.origin],
+        ['traced', traced.origin],
         ['nest', anchors.nestOrigin],
         ['node', anchors.nodeOrigin],
       ] as const) {
@@ -480,9 +494,9 @@ async function main(): Promise<void> {
     }
     if (anchorRounds > 0) {
       anchored.push(rounds);
-      const last = (side: 'hit' | 'nest' | 'node') => Math.round(rounds[side].at(-1)!.rps);
+      const last = (side: 'hit' | 'traced' | 'nest' | 'node') => Math.round(rounds[side].at(-1)!.rps);
       log(
-        `  ${scenario.name} against the anchors, last round: service ${last('hit')}, bare NestJS ${last('nest')}, node:http ${last('node')} req/s`,
+        `  ${scenario.name} against the anchors, last round: service ${last('hit')}, traced ${last('traced')}, bare NestJS ${last('nest')}, node:http ${last('node')} req/s`,
       );
     }
     const miss = await measure(
@@ -514,6 +528,10 @@ async function main(): Promise<void> {
         `MISS ${Math.round(miss.result.rps)} req/s p99 ${miss.result.p99.toFixed(2)} ms (SQL/req ${miss.queriesPerRequest.toFixed(2)})`,
     );
   }
+
+  await traced.close();
+  if (anchorRounds > 0 && collector.exports === 0) warnings.push('the traced server exported no spans: tracing was not on');
+  log(`  the traced server sent ${collector.exports} OTLP exports`);
 
   const bareEnd = await measure(server, 'bare (end)', () => ({ ...base, kind: 'load', source: bareUrl }));
   for (const [label, measured] of [

@@ -131,6 +131,8 @@ export interface BenchReport {
 export interface AnchoredHit {
   name: string;
   hit: LoadResult[];
+  /** The same service in a process of its own with tracing on (OpenTelemetry, exporting to a loopback collector). */
+  traced: LoadResult[];
   /** A bare NestJS app on Express: one `@Get`, no middleware. */
   nest: LoadResult[];
   /** `node:http` writing the prepared body. */
@@ -148,6 +150,8 @@ const median = (values: number[]) => {
 
 interface AnchorVerdict {
   hit: number;
+  traced: number;
+  tracedP99: number;
   nest: number;
   node: number;
   hitP99: number;
@@ -164,6 +168,8 @@ function anchorVerdict(route: AnchoredHit): AnchorVerdict {
   const nestP99 = median(route.nest.map((r) => r.p99));
   return {
     hit,
+    traced: median(route.traced.map((r) => r.rps)),
+    tracedP99: median(route.traced.map((r) => r.p99)),
     nest,
     node: median(route.node.map((r) => r.rps)),
     hitP99,
@@ -186,6 +192,8 @@ function anchoredTable(report: BenchReport): { table: string; met: number; total
       int(v.node),
       `${pct(v.hit / v.nest)} ${v.throughputMet ? 'yes' : 'NO'}`,
       `${ms(v.hitP99)} / ${ms(v.nestP99)} ms ${v.p99Met ? 'yes' : 'NO'}`,
+      int(v.traced),
+      `${pct(v.traced / v.hit)}, p99 ${ms(v.tracedP99)} ms`,
     ];
   });
   const table = markdownTable(
@@ -196,6 +204,8 @@ function anchoredTable(report: BenchReport): { table: string; met: number; total
       'node:http req/s',
       `service / bare NestJS (≥ ${pct(HIT_OF_NEST_TARGET)})`,
       `p99 service / bare (≤ ${HIT_P99_OF_NEST_TARGET}×)`,
+      'traced req/s',
+      'traced / service',
     ],
     rows,
     [false, true, true, true, true, true],
@@ -611,8 +621,10 @@ export function markdownReport(report: BenchReport): string {
       '',
       `Two anchors, each a process of its own on this machine, answer the same body at the same URL: a bare NestJS app on the same Express adapter as the service (\`ServiceExpressAdapter\`) ` +
         `(one \`@Get\`, no middleware; it serialises the value) and \`node:http\` writing the prepared bytes. Each route: ${rounds} rounds of ` +
-        `service, bare NestJS, node:http in turn, ${report.settings.connections} connections, ${report.settings.durationSec} s each; medians. ` +
-        `Target met (≥ ${pct(HIT_OF_NEST_TARGET)} of the bare NestJS throughput and p99 within ${HIT_P99_OF_NEST_TARGET}×): **${anchored.met} of ${anchored.total} routes**.`,
+        `service, the service with tracing on, bare NestJS, node:http in turn, ${report.settings.connections} connections, ${report.settings.durationSec} s each; medians. ` +
+        `Target met (≥ ${pct(HIT_OF_NEST_TARGET)} of the bare NestJS throughput and p99 within ${HIT_P99_OF_NEST_TARGET}×): **${anchored.met} of ${anchored.total} routes**. ` +
+        'The targets are judged with tracing off, the default; "traced" is a second server process on the same database with OpenTelemetry on ' +
+        '(`OTEL_EXPORTER_OTLP_ENDPOINT` set, every request a trace exported over OTLP to a loopback collector): its throughput against the untraced service is the cost of tracing.',
       '',
       anchored.table,
       '',

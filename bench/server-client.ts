@@ -14,17 +14,20 @@ export class BenchServer {
   /**
    * Forks the server process, with production's Node.js flags and --expose-gc (for live-heap
    * samples), and starts the application in it: migrations, then listen. `extraNodeFlags` come
-   * after those (`npm run bench:runtime-fixes` preloads its switches with `-r`).
+   * after those (`npm run bench:runtime-fixes` preloads its switches with `-r`); `extraEnv` is
+   * added to this process's environment (the traced server's OTLP endpoint).
    */
   static async start(
     options: { databaseUrl: string; dartBaseUrl: string; dartApiKey: string },
     extraNodeFlags: string[] = [],
+    extraEnv: Record<string, string> = {},
   ): Promise<BenchServer> {
-    const rpc = ChildRpc.fork<ServerRequest, unknown>('server under test', 'server-process.js', [
-      ...serviceNodeFlags(),
-      '--expose-gc',
-      ...extraNodeFlags,
-    ]);
+    const rpc = ChildRpc.fork<ServerRequest, unknown>(
+      'server under test',
+      'server-process.js',
+      [...serviceNodeFlags(), '--expose-gc', ...extraNodeFlags],
+      { ...process.env, ...extraEnv },
+    );
     try {
       const { origin, adminKey } = (await rpc.call({ kind: 'start', ...options })) as ServerResponses['start'];
       return new BenchServer(rpc, origin, adminKey);

@@ -1,3 +1,5 @@
+// First: OpenTelemetry patches the libraries below as they load (when tracing is on).
+import { tracing } from './tracing/preload';
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
@@ -52,6 +54,8 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
   const release = async () => {
     await app?.close();
     for (const stop of stopsAfterService.reverse()) await stop();
+    // The spans of the shutdown itself are flushed last.
+    await tracing?.shutdown().catch((error: unknown) => log.warn({ err: error }, 'tracing did not flush its last spans'));
   };
   /** Every start-up failure ends here: one line on stderr (the detail in the debug log), then exit 1. */
   const failBoot = async (error: unknown) => {
@@ -111,6 +115,11 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
       { retention: dailyKstTime('retention'), stockSync: dailyKstTime('stock-sync') },
     );
     for (const line of summary) log.info(line);
+    log.info(
+      tracing
+        ? 'tracing: spans exported over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)'
+        : 'tracing off: set OTEL_EXPORTER_OTLP_ENDPOINT to export spans',
+    );
   } catch (error) {
     await failBoot(error);
   }

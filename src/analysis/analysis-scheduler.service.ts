@@ -22,6 +22,7 @@ import { analysisInput, withFactKeyFigures } from './brief/filing-brief';
 import { readFilingDocument } from './document/document-text';
 import { type ModelCallPermit, ModelCircuit } from './model-circuit';
 import { SchedulerSettingsRepository } from './scheduler-settings.repository';
+import { noteFilings } from '../tracing/job-span';
 
 /** How long a job waits after a failure that is ours, not the filing's (bad keys). */
 const CONFIGURATION_RETRY_MS = 5 * 60_000;
@@ -242,6 +243,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
 
   /** One attempt at one filing: document → facts and the text a model reads → analyzer → stored result. */
   private async process(job: ScheduledAnalysis): Promise<void> {
+    noteFilings([job.rceptNo]);
     try {
       await this.attempt(job);
     } finally {

@@ -8,6 +8,7 @@ import { DartClient } from '../upstream/dart/dart-client';
 import { DartError, type DartFiling } from '../upstream/dart/dart.types';
 import { DisclosureIngestService } from './disclosure-ingest.service';
 import { DisclosuresRepository } from './disclosures.repository';
+import { noteFilings } from '../tracing/job-span';
 import { nextPollDelayMs } from './monitor-cadence';
 
 export interface MonitorPollResult {
@@ -65,6 +66,7 @@ export class DisclosureMonitorService implements OnModuleInit {
     }
     // Upstream lists newest first; store and announce oldest first.
     const saved = await this.ingest.saveNew(fresh.reverse(), 'monitor');
+    noteFilings(saved.map((filing) => filing.rcept_no));
     if (saved.length > 0) this.logger.log(`monitor stored ${saved.length} new filing(s)`);
     return { fetched: fresh.length, saved: saved.length };
   }

@@ -4,7 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import { Clock } from '../common/clock';
 import { Metrics } from '../metrics/metrics';
-import { ROUTE_TEMPLATE } from '../metrics/request-duration';
+import { ROUTE_TEMPLATE } from '../common/http/route-template';
 
 /** A 2xx answer of a cached route, ready to write: the exact bytes and headers the route sent. */
 interface PreparedAnswer {

@@ -4,7 +4,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { defer, lastValueFrom, type Observable } from 'rxjs';
 import { Metrics } from '../metrics/metrics';
-import { routeTemplateOf } from '../metrics/request-duration';
+import { routeTemplateOf } from '../common/http/route-template';
 import { cacheControlFor, HTTP_CACHE_POLICY, type HttpCachePolicy } from './http-cache-policy';
 import type { StoredFailure } from './http-cache-store';
 import { HttpCacheService } from './http-cache.service';

@@ -13,6 +13,7 @@ import { jobDeclaration, type CronJobName, type JobName, type LoopJobName, type 
 import { JobStatesRepository } from './job-states.repository';
 import { JobRunExecutor, type JobRunWork } from './runs/job-run-executor';
 import { JobRunsRepository } from './runs/job-runs.repository';
+import { inJobSpan } from '../tracing/job-span';
 import { WorkerPool, type WorkerPoolOptions } from './worker-pool';
 
 /** How often a queue's latest success and error reach job_states, at most. */
@@ -247,7 +248,7 @@ class ScheduledRunner {
 
   tick(): void {
     if (this.running) return;
-    this.running = runAsJob(this.name, () => this.runOnce(false)).finally(() => (this.running = undefined));
+    this.running = runAsJob(this.name, () => inJobSpan(this.name, () => this.runOnce(false))).finally(() => (this.running = undefined));
   }
 
   startLoop(): void {
@@ -267,7 +268,7 @@ class ScheduledRunner {
   private next(delayMs: number, generation: number): void {
     if (!this.looping || generation !== this.generation) return;
     this.loopTimer = setTimeout(() => {
-      this.running = runAsJob(this.name, () => this.runOnce(true)).finally(() => {
+      this.running = runAsJob(this.name, () => inJobSpan(this.name, () => this.runOnce(true))).finally(() => {
         this.running = undefined;
         this.next(this.nextDelayMs, generation);
       });

@@ -1,4 +1,5 @@
 import { runAsJob } from '../logging/job-context';
+import { inJobSpan } from '../tracing/job-span';
 
 /** The longest a pool waits for its running jobs at shutdown. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -161,7 +162,7 @@ export class WorkerPool<Job> {
     }
     this.fill();
     try {
-      await this.options.work(job);
+      await inJobSpan(this.options.name, () => this.options.work(job));
     } catch (error) {
       this.options.onWorkError(job, error);
     } finally {

@@ -5,7 +5,7 @@ import { QuietFrameworkLogger } from './quiet-framework-logger';
 import { createRootLogger } from './root-logger';
 
 interface Line {
-  level: number;
+  level: string;
   msg?: string;
   context?: string;
   err?: { type: string; message: string; stack: string; code?: string };
@@ -38,12 +38,12 @@ describe('an error logged through Nest’s Logger', () => {
   }
 
   it.each([
-    ['fatal', 60],
-    ['error', 50],
-    ['warn', 40],
-    ['log', 30],
-    ['debug', 20],
-    ['verbose', 10],
+    ['fatal', 'fatal'],
+    ['error', 'error'],
+    ['warn', 'warn'],
+    ['log', 'info'],
+    ['debug', 'debug'],
+    ['verbose', 'trace'],
   ] as const)('%s keeps the error’s type, message and stack, and the message in msg', (method, level) => {
     const error = new UpstreamError('connection reset by peer');
     new Logger('RateLimitSweep')[method]({ err: error }, 'rate-limit sweep failed');
@@ -59,14 +59,14 @@ describe('an error logged through Nest’s Logger', () => {
     const error = new Error('refresh failed', { cause: new Error('socket hang up') });
     new Logger('Refresh').error({ err: error }, 'token refresh failed');
     // pino's serializer appends the causes' messages and stacks.
-    expect(lines[0]).toMatchObject({ level: 50, msg: 'token refresh failed', err: { message: 'refresh failed: socket hang up' } });
+    expect(lines[0]).toMatchObject({ level: 'error', msg: 'token refresh failed', err: { message: 'refresh failed: socket hang up' } });
     expect(lines[0].err?.stack).toContain('caused by: Error: socket hang up');
   });
 
   it('logs more fields beside the error', () => {
     new Logger('CompanyRefresh').warn({ err: new Error('boom'), company: '00126380' }, 'company refresh failed');
     expect(lines[0]).toMatchObject({
-      level: 40,
+      level: 'warn',
       msg: 'company refresh failed',
       context: 'CompanyRefresh',
       company: '00126380',
@@ -76,6 +76,6 @@ describe('an error logged through Nest’s Logger', () => {
 
   it('keeps a thrown value that is not an Error as it is', () => {
     new Logger('X').error({ err: 'a string was thrown' }, 'failed');
-    expect(lines[0]).toMatchObject({ level: 50, msg: 'failed', err: 'a string was thrown' });
+    expect(lines[0]).toMatchObject({ level: 'error', msg: 'failed', err: 'a string was thrown' });
   });
 });

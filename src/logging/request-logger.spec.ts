@@ -5,6 +5,7 @@ import request from 'supertest';
 import { Writable } from 'node:stream';
 import { FakeClock } from '../../test/support/fake-clock';
 import { createRequestLogger, LOGGED_URL_MAX_CHARS } from './request-logger';
+import { sendError } from '../common/errors/error-body';
 import { createRootLogger } from './root-logger';
 
 /**
@@ -41,6 +42,7 @@ function appWithLog(options: { adminKey?: string } = {}) {
   app.get('/gone', (_req, res) => res.status(410).json({}));
   app.get('/long', (_req, res) => res.json({}));
   app.get('/broken', (_req, res) => res.status(500).json({}));
+  app.get('/refused/:id', (_req, res) => sendError(res, 409, 'NOT_READY', 'not yet'));
   app.get('/health', (_req, res) => res.json({}));
   app.get('/hang', (req) => req.socket.destroy());
   return { app, lines };
@@ -57,7 +59,7 @@ describe('createRequestLogger', () => {
       expect.objectContaining({
         level: 30,
         reqId: id,
-        req: { method: 'GET', url: '/ok?a=1' },
+        req: { method: 'GET', url: '/ok?a=1', route: '/ok' },
         res: { statusCode: 200 },
         msg: 'request completed',
       }),
@@ -93,6 +95,19 @@ describe('createRequestLogger', () => {
     ]);
   });
 
+  it('names the route template (never the raw path) and the code of an error answer', async () => {
+    const { app, lines } = appWithLog();
+    await request(app).get('/refused/42?x=1').expect(409);
+    await request(app).get('/no-such-route').expect(404);
+    expect(lines.map((line) => [line.req, line.res])).toEqual([
+      [
+        { method: 'GET', url: '/refused/42?x=1', route: '/refused/:id' },
+        { statusCode: 409, code: 'NOT_READY' },
+      ],
+      [{ method: 'GET', url: '/no-such-route', route: 'none' }, { statusCode: 404 }],
+    ]);
+  });
+
   it('logs at most the first LOGGED_URL_MAX_CHARS of a URL, and its length', async () => {
     const { app, lines } = appWithLog();
     const exact = `/long?q=${'a'.repeat(LOGGED_URL_MAX_CHARS - 8)}`;
@@ -100,8 +115,8 @@ describe('createRequestLogger', () => {
     await request(app).get(exact).expect(200);
     await request(app).get(longer).expect(200);
     expect(lines.map((line) => line.req)).toEqual([
-      { method: 'GET', url: exact },
-      { method: 'GET', url: longer.slice(0, LOGGED_URL_MAX_CHARS), urlLength: longer.length },
+      { method: 'GET', url: exact, route: '/long' },
+      { method: 'GET', url: longer.slice(0, LOGGED_URL_MAX_CHARS), urlLength: longer.length, route: '/long' },
     ]);
   });
 

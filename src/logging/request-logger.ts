@@ -3,6 +3,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type Store, storage } from 'nestjs-pino/storage';
 import type { Logger } from 'pino';
 import type { Clock } from '../common/clock';
+import { errorCodeOf } from '../common/errors/error-body';
+import { routeTemplateOf } from '../common/http/route-template';
 import { redactionOf } from './root-logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -32,8 +34,9 @@ type LoggedResponse = Response & { [ACCESS]?: Access };
  * rate-limited and malformed requests are logged with their id too; an incoming
  * `X-Request-Id` is kept when it is well formed (at most 128 characters). It logs the
  * method and the URL, at most LOGGED_URL_MAX_CHARS of it (credentials in it are redacted
- * on the way out), never headers or bodies: what a client sends reaches the line only
- * bounded.
+ * on the way out), the route template (`none` for unknown paths, as in the metrics) and
+ * an error answer's `code`, never headers or bodies: what a client sends reaches the line
+ * only bounded.
  *
  * Every line logged while the request is served carries `reqId`: the request runs in
  * nestjs-pino's async context with a child logger that is made only when something logs
@@ -79,10 +82,11 @@ function logAccess(this: LoggedResponse): void {
   if (access === undefined) return;
   const status = this.statusCode;
   const completed = this.writableFinished;
+  const code = errorCodeOf(this);
   const line = {
     reqId: access.id,
-    req: loggedRequest(access),
-    res: { statusCode: status },
+    req: { ...loggedRequest(access), route: routeTemplateOf(this.req) },
+    res: code === undefined ? { statusCode: status } : { statusCode: status, code },
     responseTime: Math.round(access.clock.monotonicMs() - access.startedAt),
   };
   if (!completed) access.logger.warn(line, 'request aborted');

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { createRootLogger, protectSecrets } from './root-logger';
 
@@ -29,5 +30,29 @@ describe('createRootLogger', () => {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain('[redacted]');
+  });
+
+  it('writes the level as a word, and the service, its version and the process on every line', () => {
+    const out = capture();
+    const logger = createRootLogger({ appEnv: 'production', logLevel: 'info' }, out.stream);
+    logger.warn('one');
+    logger.child({ context: 'X' }).error('two');
+    const lines = out
+      .text()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const { version } = jest.requireActual<{ version: string }>('../../package.json');
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        service: 'disclosure-briefing',
+        version,
+        instance: expect.stringMatching(/^.+:\d+$/),
+        msg: 'one',
+      }),
+      expect.objectContaining({ level: 'error', service: 'disclosure-briefing', version, context: 'X', msg: 'two' }),
+    ]);
+    expect(lines[0].instance).toBe(`${hostname().slice(0, 40)}:${process.pid}`);
   });
 });

@@ -1,13 +1,17 @@
+import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { version } from '../../package.json';
 import type { EnvironmentConfig } from '../config/environment';
 import type { LoggingConfig } from './logging.config';
+import { SERVICE_NAME } from '../tracing/tracing';
 import { Redactor, secretsOf } from './redaction';
 
 const redactors = new WeakMap<Logger, Redactor>();
 
 /**
  * The process's one pino logger: JSON lines in dev and production, one readable
- * line per entry in local. Every line, whoever wrote it (request log, exception
+ * line per entry in local. With tracing on, each line written inside a span carries its
+ * `trace_id` and `span_id` (src/tracing/tracing.ts). Every line, whoever wrote it (request log, exception
  * filter, services, Nest itself), passes through one `Redactor` on its way out,
  * which knows the secrets of `config`; `protectSecrets` adds those resolved later.
  * `destination` replaces stdout (tests capture the log with it).
@@ -18,12 +22,15 @@ export function createRootLogger<C extends EnvironmentConfig & LoggingConfig>(co
   const readable = config.appEnv === 'local' && config.logLevel !== 'silent' && destination === undefined && prettyPrinterInstalled();
   const options: pino.LoggerOptions = {
     level: config.logLevel,
-    base: { service: 'disclosure-briefing' },
+    // What an aggregator needs on every line without help: which service, build and process
+    // (`instance` is host:pid, the start of the fleet's instance id), the level as a word.
+    base: { service: SERVICE_NAME, version, instance: `${hostname().slice(0, 40)}:${process.pid}` },
+    formatters: readable ? undefined : { level: (label) => ({ level: label }) },
     hooks: { streamWrite: (line) => redactor.redact(line) },
     transport: readable
       ? {
           target: 'pino-pretty',
-          options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' },
+          options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service,version,instance' },
         }
       : undefined,
   };

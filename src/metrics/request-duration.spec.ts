@@ -2,7 +2,8 @@ import express from 'express';
 import request from 'supertest';
 import { FakeClock } from '../../test/support/fake-clock';
 import { Metrics } from './metrics';
-import { NO_ROUTE, recordRequestDuration } from './request-duration';
+import { NO_ROUTE } from '../common/http/route-template';
+import { recordRequestDuration } from './request-duration';
 
 describe('recordRequestDuration', () => {
   let metrics: Metrics;

@@ -1,27 +1,12 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../common/clock';
 import type { HistogramSeries } from '../runtime-fixes/prom-client-fast-metrics/fast-metrics';
+import { routeTemplateOf } from '../common/http/route-template';
 import type { Metrics } from './metrics';
-
-/** The route label of a request no route answered (unknown paths, refusals before routing). */
-export const NO_ROUTE = 'none';
-/** The catch-all route Nest answers unknown paths with (404). */
-const NOT_FOUND_ROUTE = '/{*path}';
 
 /** When the request arrived (the clock's monotonic time), kept on its response for the 'finish' listener. */
 const STARTED_AT = Symbol('requestStartedAt');
 type TimedResponse = Response & { [STARTED_AT]: number };
-
-/** The route template of a request answered before routing, on behalf of that route (HttpCacheFastLane). */
-export const ROUTE_TEMPLATE = Symbol('routeTemplate');
-
-/** The route template of a routed request (`/api/v1/disclosures/:rceptNo`), else NO_ROUTE. */
-export function routeTemplateOf(req: Request): string {
-  const answeredFor = (req as Request & { [ROUTE_TEMPLATE]?: string })[ROUTE_TEMPLATE];
-  if (answeredFor !== undefined) return answeredFor;
-  const path = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' && path !== NOT_FOUND_ROUTE ? path : NO_ROUTE;
-}
 
 /**
  * Times every request into `http_request_duration_seconds`, labelled by the route

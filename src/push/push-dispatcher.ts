@@ -11,6 +11,7 @@ import { FcmSendBudget, type SendPermit } from './fcm-send-budget';
 import { newFilingMessage } from './new-filing-message';
 import { type ClaimedDelivery, type DeliveryOutcome, planOutcome, PushDeliveriesRepository } from './push-deliveries.repository';
 import { isQuotaExceeded, MAX_MESSAGES_PER_SEND, type PushMessage, PushSender, type PushSendResult } from './push-sender';
+import { noteFilings } from '../tracing/job-span';
 import type { PushConfig } from './push.config';
 
 /** How soon a batch held back because the send budget could not be read is claimed again. */
@@ -121,6 +122,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
     try {
       const enabled = this.sender.enabled;
       for (let fanout = await this.queue.expandNext(enabled); fanout !== null; fanout = await this.queue.expandNext(enabled)) {
+        noteFilings([fanout.rceptNo]);
         if (enabled) {
           this.logger.debug(
             `filing ${fanout.rceptNo}: ${fanout.deliveries} push deliveries, ${fanout.held} held for quiet hours${fanout.done ? '' : ', more to come'}`,
@@ -158,6 +160,7 @@ export class PushDispatcher implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async deliver(batch: ClaimedDelivery[]): Promise<void> {
+    noteFilings(batch.map((delivery) => delivery.rceptNo));
     const messages = batch.map((delivery) => newFilingMessage(delivery.token, delivery, delivery.text));
     let permit: SendPermit | { granted: false; retryInMs: number; reason: 'unavailable' };
     try {

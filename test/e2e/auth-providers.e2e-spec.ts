@@ -71,7 +71,7 @@ describe('sign-in as the identity providers really answer', () => {
   const userCount = async () => Number((await t.dataSource.query('SELECT count(*) AS n FROM users'))[0].n);
   /** What the verifiers warned while serving `answer` (the request log's own line aside). */
   const warningLinesOf = (answer: Response) =>
-    log.filter((line) => line.reqId === answer.headers['x-request-id'] && line.level === 40 && line.msg !== 'request completed');
+    log.filter((line) => line.reqId === answer.headers['x-request-id'] && line.level === 'warn' && line.msg !== 'request completed');
   const warningsOf = (answer: Response) => warningLinesOf(answer).map((line) => line.msg);
   const userInfoHost = () => new URL(userInfo.userinfoUrl).host;
 

@@ -4,7 +4,7 @@ import { createRootLogger } from '../../src/logging/root-logger';
 import { ADMIN_KEY, eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 
 interface LogLine {
-  level: number;
+  level: string;
   msg: string;
   context?: string;
   reqId?: string;

@@ -140,6 +140,6 @@ describe('log redaction', () => {
     expect(text).toContain('/api/v1/push/fcm-token?fcm_token=[redacted]');
     expect(text).toMatch(/admin fetch: disclosure system call failed/);
     expect(text).toMatch(/Play re-read failed/);
-    expect(text).toMatch(/"level":50/);
+    expect(text).toMatch(/"level":"error"/);
   });
 });

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../database/database-errors';
 import { AppError } from './app-error';
 import { clientErrorOfDatabaseFailure } from './client-database-errors';
-import { buildErrorBody } from './error-body';
+import { buildErrorBody, noteErrorCode } from './error-body';
 import { defaultCodeFor, type ErrorCode } from './error-codes';
 
 /** Errors raised by Express body parsing (body-parser attaches `type` and `status`). */
@@ -47,6 +47,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       this.logger.error({ err: exception, method: req.method, url: req.originalUrl }, `${req.method} ${req.originalUrl} failed`);
     }
     if (res.headersSent) return;
+    noteErrorCode(res, answer.code);
     res
       .status(answer.status)
       .set(answer.headers ?? {})

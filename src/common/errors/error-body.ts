@@ -28,8 +28,22 @@ export function buildErrorBody(status: number, code: ErrorCode, message: string,
   return { ...extras, statusCode: status, error: STATUS_CODES[status] ?? 'Error', message, code };
 }
 
+/** Where an error answer keeps its code for the access line (src/logging/request-logger.ts). */
+const ERROR_CODE = Symbol('errorCode');
+
+/** Remembers the code of the error answer `res` carries, for the access line. */
+export function noteErrorCode(res: Response, code: ErrorCode): void {
+  (res as Response & { [ERROR_CODE]?: ErrorCode })[ERROR_CODE] = code;
+}
+
+/** The code of the error answer `res` carried, if it carried one. */
+export function errorCodeOf(res: Response): ErrorCode | undefined {
+  return (res as Response & { [ERROR_CODE]?: ErrorCode })[ERROR_CODE];
+}
+
 /** Writes an error body directly, for middleware that answers before Nest routing. */
 export function sendError(res: Response, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+  noteErrorCode(res, code);
   res
     .status(status)
     .set(headers)

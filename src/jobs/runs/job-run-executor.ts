@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { runAsJob } from '../../logging/job-context';
 import { ActiveRun, PROGRESS_WRITE_MS, RunStopped } from './active-run';
 import type { JobRunKind } from './job-run.entity';
+import { inJobSpan } from '../../tracing/job-span';
 import type { JobRunsRepository } from './job-runs.repository';
 
 /** How often the leader looks for a run nobody executes (started on another instance, or orphaned). */
@@ -100,7 +101,7 @@ export class JobRunExecutor {
     // Resigned while claiming: hand it straight back.
     if (!this.leading) run.stop();
     // Every line of the run carries its id (`backfill-run-12`), whichever instance executes it.
-    await runAsJob(this.kind, () => this.execute(run), `${this.kind}-run-${run.id}`);
+    await runAsJob(this.kind, () => inJobSpan(this.kind, () => this.execute(run), { 'job.run_id': run.id }), `${this.kind}-run-${run.id}`);
   }
 
   private async execute(run: ActiveRun): Promise<void> {
