@@ -13,6 +13,8 @@ COPY migrations ./migrations
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
+# HOST stays unset: with APP_ENV=production the server listens on every interface of the container
+# (APP_ENV=local would mean its loopback, out of reach; docker-compose.yml sets HOST=0.0.0.0 anyway).
 ENV NODE_ENV=production \
     APP_ENV=production \
     PORT=3000

@@ -1,7 +1,8 @@
 // Three tiers (docs/development.md, "Tests"): unit tests beside the code (src/**/*.spec.ts,
 // local/**/*.spec.ts); integration tests of each table's owner against PostgreSQL, without the
 // application (test/integration/**/*.int-spec.ts); end-to-end tests that boot the real AppModule
-// against PostgreSQL (test/**/*.e2e-spec.ts). TypeScript is compiled by swc with legacy decorators
+// against PostgreSQL (test/**/*.e2e-spec.ts). A fourth, `system`, holds what needs more than Node.js
+// (test/system/**/*.system-spec.ts: a backup restored with pg_dump and pg_restore). TypeScript is compiled by swc with legacy decorators
 // and decorator metadata, as Nest needs.
 const swc = [
   '@swc/jest',
@@ -50,6 +51,15 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       // Only the tiers that use the database need the PostgreSQL server.
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      ...common,
+      // Tests that need tools beyond Node.js (PostgreSQL's pg_dump and pg_restore): not in
+      // `npm test`, which must pass on a machine with only Node.js; `npm run test:system`, in .ci/run.
+      displayName: 'system',
+      testMatch: ['<rootDir>/test/system/**/*.system-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

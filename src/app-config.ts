@@ -48,8 +48,8 @@ declare module './config/app-config' {
 export type { AppConfig };
 
 /**
- * Validates the environment into an `AppConfig`. Pure: it reads nothing but `env`,
- * so tests build configurations the same way the server does.
+ * Validates the environment into an `AppConfig`. It reads nothing but `env` (and the secret
+ * files its `*_FILE` variables name), so tests build configurations the same way the server does.
  * Throws `ConfigError` naming every bad variable.
  */
 export function loadConfig(env: Record<string, string | undefined>): AppConfig {
@@ -69,7 +69,7 @@ export function readConfig(read: EnvReader): AppConfig {
   return {
     appEnv,
     ...authConfig(read, environment),
-    ...httpConfig(read),
+    ...httpConfig(read, environment),
     ...adminConfig(read, environment),
     ...attestationConfig(read, environment),
     ...databaseConfig(read, environment),

@@ -7,6 +7,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { ServiceExpressAdapter } from './common/http/express-adapter';
+import { describeListenAddress } from './common/http/http.config';
 import { type AppConfig, loadConfig } from './app-config';
 import { ConfigError } from './config/env-reader';
 import { ensureLocalSecrets } from './config/local-secrets';
@@ -105,10 +106,10 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
       abortOnError: false,
     });
     configureApp(app, config);
-    await app.listen(config.port);
+    await (config.host === undefined ? app.listen(config.port) : app.listen(config.port, config.host));
     booting = false;
-    const { port } = app.getHttpServer().address() as AddressInfo;
-    log.info(`listening on http://localhost:${port} (APP_ENV=${config.appEnv}); API docs at /docs`);
+    const address = app.getHttpServer().address() as AddressInfo;
+    log.info(`listening on ${describeListenAddress(address)} (APP_ENV=${config.appEnv}); API docs at /docs`);
     const summary = describeStartup(
       config,
       { supplied: new Set(Object.keys(supplied)), generatedAdminKey: !adminKeyGiven && config.adminKey !== undefined },
@@ -132,6 +133,8 @@ function describeBootFailure(error: unknown, config: AppConfig): string {
   const database = config.databaseUrl ? `the database at ${new URL(config.databaseUrl).host}` : 'the database';
   if (code === 'EADDRINUSE') return `port ${config.port} is already in use (set PORT to a free port)`;
   if (code === 'EACCES' && /listen/.test(text)) return `not allowed to listen on port ${config.port} (set PORT above 1023)`;
+  if (code === 'EADDRNOTAVAIL') return `HOST ${config.host} is not an address of this machine (set HOST to one of its addresses)`;
+  if (code === 'EAFNOSUPPORT') return `HOST ${config.host} needs IPv6, which this machine does not have (set HOST=0.0.0.0)`;
   if (code === '28P01') return `${database} refused the user name or password of DATABASE_URL`;
   if (code === '3D000') return `${database}: ${text} (check the database name in DATABASE_URL)`;
   if (isDatabaseUnavailable(error)) return `${database} is unreachable: ${text}`;

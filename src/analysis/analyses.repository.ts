@@ -100,6 +100,20 @@ export class AnalysesRepository implements NewFilingsStepHandler {
     return depths;
   }
 
+  /**
+   * Seconds the oldest PENDING analysis has waited since it was enqueued, by the database
+   * clock (0 when none waits), for the metrics: the oldest new one is the first entry of
+   * ix_analyses_new; retries (ix_analyses_retry) are few, and read whole.
+   */
+  async oldestPendingAgeSeconds(): Promise<number> {
+    const [{ age }] = await this.dataSource.query<{ age: number }[]>(
+      `SELECT coalesce(extract(epoch FROM now() - least(
+         (SELECT min(created_at) FROM analyses WHERE status = 'PENDING' AND available_at IS NULL),
+         (SELECT min(created_at) FROM analyses WHERE status = 'PENDING' AND available_at IS NOT NULL))), 0)::float8 AS age`,
+    );
+    return Math.max(0, age);
+  }
+
   /** Claims the oldest claimable analysis for `worker`, or null when there is none. */
   async claim(worker: string): Promise<ClaimedAnalysis | null> {
     const now = this.clock.now();

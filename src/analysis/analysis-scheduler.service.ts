@@ -101,6 +101,7 @@ export class AnalysisSchedulerService implements OnApplicationBootstrap, BeforeA
     this.circuit = new ModelCircuit(clock, outagePolicy);
     this.dartCircuit = new ModelCircuit(clock, outagePolicy);
     metrics.sources.analysisQueue = () => this.queue.depths();
+    metrics.sources.analysisOldestPending = () => this.queue.oldestPendingAgeSeconds();
     // The queue's poll (ended backoffs, expired leases, other instances' filings) is in the job catalog.
     this.pool = jobs.queue<ScheduledAnalysis>('analysis', {
       concurrency: config.ai.concurrency,

@@ -13,6 +13,8 @@ export interface AuthConfig {
   jwt: {
     /** Unset only in local/dev before `ensureLocalSecrets` generated one. */
     secret?: string;
+    /** The secret before the last rotation: its tokens still verify until they expire; nothing is signed with it. */
+    previousSecret?: string;
     expirationMs: number;
   };
   idp1: { userinfoUrl: string };
@@ -28,9 +30,12 @@ export function authConfig(read: EnvReader, { production }: ConfigEnvironment): 
     // The value itself is never echoed: it is a secret.
     read.fail('JWT_SECRET', 'at least 32 characters long');
   }
+  const previousSecret = read.optionalString('JWT_SECRET_PREVIOUS');
+  if (previousSecret !== undefined && previousSecret.length < 32) read.fail('JWT_SECRET_PREVIOUS', 'at least 32 characters long');
   return {
     jwt: {
       secret: jwtSecret,
+      previousSecret,
       expirationMs: read.integer('JWT_EXPIRATION_MS', 7 * DAY_MS, { min: 1000, max: 366 * DAY_MS }),
     },
     idp1: { userinfoUrl: read.url('IDP1_USERINFO_URL', 'https://kapi.kakao.com/v2/user/me') },

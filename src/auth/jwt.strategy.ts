@@ -3,8 +3,6 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport-jwt';
 import { AppError } from '../common/errors/app-error';
-import type { AuthConfig } from './auth.config';
-import { InjectConfig } from '../config/config.module';
 import { UsersRepository } from '../users/users.repository';
 import { bearerTokenOf } from './bearer-token';
 import { type ServiceTokenClaims, ServiceTokenService } from './service-token.service';
@@ -16,20 +14,21 @@ export interface AuthenticatedUser {
 
 /**
  * Reads the bearer token with `bearerTokenOf`, as the rate limiter does (passport-jwt
- * checks the signature), then checks expiry
+ * checks the signature, with the secret `ServiceTokenService.secretOf` picks), then checks expiry
  * against the service clock and that the user still exists: a withdrawn user's
  * tokens stop working at once.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
-    @InjectConfig() config: AuthConfig,
     private readonly tokens: ServiceTokenService,
     private readonly users: UsersRepository,
   ) {
     super({
       jwtFromRequest: (req: Request) => bearerTokenOf(req.headers.authorization),
-      secretOrKey: config.jwt.secret!,
+      // JWT_SECRET, or JWT_SECRET_PREVIOUS for a token it signed (a rotation in progress).
+      secretOrKeyProvider: (_req: Request, rawToken: string, done: (error: null, secret: string) => void) =>
+        done(null, tokens.secretOf(rawToken)),
       algorithms: ['HS256'],
       // Expiry is checked in validate() against the injectable clock.
       ignoreExpiration: true,

@@ -17,7 +17,9 @@ export interface ServiceTokenClaims {
 
 /**
  * Issues and reads the service's own JWT. Expiry is judged against the injected
- * clock rather than the library's wall clock, so tests can move time.
+ * clock rather than the library's wall clock, so tests can move time. Tokens are
+ * signed with JWT_SECRET only; during a rotation those signed with JWT_SECRET_PREVIOUS
+ * still verify (here and in JwtStrategy, through `secretOf`) until they expire.
  */
 @Injectable()
 export class ServiceTokenService {
@@ -39,8 +41,32 @@ export class ServiceTokenService {
 
   /** The user id of a token whose signature is valid and which has not expired; else null. */
   userIdOf(token: string): number | null {
+    for (const secret of this.acceptedSecrets()) {
+      const claims = this.claimsSignedWith(token, secret);
+      if (claims !== null) return this.userIdFromClaims(claims);
+    }
+    return null;
+  }
+
+  /**
+   * The accepted secret that signed this token: the current one, or the previous one during a
+   * rotation. The current one when neither did, so that the verification that follows fails.
+   */
+  secretOf(token: string): string {
+    const [current, previous] = this.acceptedSecrets();
+    if (previous === undefined || this.claimsSignedWith(token, current) !== null) return current;
+    return this.claimsSignedWith(token, previous) !== null ? previous : current;
+  }
+
+  /** The current secret first (nearly every token), then the previous one while it is set. */
+  private acceptedSecrets(): string[] {
+    const { secret, previousSecret } = this.config.jwt;
+    return previousSecret === undefined ? [secret!] : [secret!, previousSecret];
+  }
+
+  private claimsSignedWith(token: string, secret: string): Partial<ServiceTokenClaims> | null {
     try {
-      return this.userIdFromClaims(this.jwt.verify<ServiceTokenClaims>(token));
+      return this.jwt.verify<ServiceTokenClaims>(token, { secret });
     } catch {
       return null;
     }

@@ -5,7 +5,7 @@
  *
  * | lock | form | held |
  * |---|---|---|
- * | migrations | `pg_advisory_lock(MIGRATION)` | by the instance applying migrations at start |
+ * | migrations | `pg_advisory_lock(MIGRATION)` | by the instance applying migrations at start, or `migrate-main.js`; briefly by a start that only checks them (MIGRATIONS_AT_START=false) |
  * | singleton jobs | `pg_try_advisory_lock(SINGLETON_JOBS, lockKey)`, one per job of src/jobs/job-catalog.ts | by the leader's session |
  * | push digests | `pg_try_advisory_xact_lock(PUSH_DIGEST_RELEASE)` | while one instance turns held deliveries into digests |
  * | disclosure-system budget | `pg_advisory_xact_lock(1145131604, 1)` | inside `dart_budget_take` (migration 1764420000000; SQL, so written there) |

@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from './database.config';
 import { isDatabaseUnavailable } from './database-errors';
 import { buildDataSourceOptions, buildMigrationDataSourceOptions } from './data-source-options';
-import { runMigrationsLocked } from './migrate';
+import { PendingMigrationsError, pendingMigrationsLocked, runMigrationsLocked } from './migrate';
 
 /**
  * Start-up tries a few times while the database is unreachable (it may be starting
@@ -28,19 +28,27 @@ const CONNECT_RETRY_DELAY_MS = 2_000;
           retryAttempts: CONNECT_ATTEMPTS,
           retryDelay: CONNECT_RETRY_DELAY_MS,
           toRetry: isDatabaseUnavailable,
+          // Carries MIGRATIONS_AT_START to the factory below, which applies them itself (under the lock).
+          migrationsRun: config.migrationsAtStart,
         };
       },
-      // Migrations run, on a connection without request timeouts, before any module touches the database.
+      // Migrations run (or, switched off, are checked), on a connection without request timeouts,
+      // before any module touches the database.
       dataSourceFactory: async (options) => {
-        const { url } = options as PostgresConnectionOptions;
+        const { url, migrationsRun } = options as PostgresConnectionOptions;
         const migrations = await new DataSource(buildMigrationDataSourceOptions(url!)).initialize();
         try {
-          const applied = await runMigrationsLocked(migrations);
-          if (applied.length > 0) new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
+          if (migrationsRun) {
+            const applied = await runMigrationsLocked(migrations);
+            if (applied.length > 0) new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
+          } else {
+            const pending = await pendingMigrationsLocked(migrations);
+            if (pending.length > 0) throw new PendingMigrationsError(pending);
+          }
         } finally {
           await migrations.destroy();
         }
-        return new DataSource(options!).initialize();
+        return new DataSource({ ...options!, migrationsRun: false } as PostgresConnectionOptions).initialize();
       },
     }),
   ],

@@ -4,6 +4,7 @@ import type { DatabaseConfig } from '../database/database.config';
 import type { FleetConfig } from './fleet.config';
 import { InjectConfig } from '../config/config.module';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import { Metrics } from '../metrics/metrics';
 import { FleetConnection } from './fleet-connection';
 import { FleetSignals } from './fleet-signals';
 import { InstanceIdentity } from './instance-identity';
@@ -58,7 +59,9 @@ export class SingletonJobs implements OnApplicationBootstrap, BeforeApplicationS
     @InjectConfig() config: { fleet: FleetConfig } & DatabaseConfig,
     identity: InstanceIdentity,
     private readonly signals: FleetSignals,
+    metrics: Metrics,
   ) {
+    metrics.sources.singletonJobs = () => Object.fromEntries([...this.jobs.keys()].map((name) => [name, this.leading.has(name)]));
     const takeoverMs = config.fleet.leaderTakeoverMs;
     this.intervalMs = Math.floor(takeoverMs / 4);
     this.connection = new FleetConnection(

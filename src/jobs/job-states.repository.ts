@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { Metrics } from '../metrics/metrics';
 
 /** What the fleet knows of a job's runs. */
 export interface JobState {
@@ -25,7 +26,12 @@ const ERROR_TEXT_MAX = 500;
  */
 @Injectable()
 export class JobStatesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    metrics: Metrics,
+  ) {
+    metrics.sources.jobLastSuccess = () => this.lastSuccesses();
+  }
 
   async started(name: string, instanceId: string, at: Date): Promise<void> {
     await this.dataSource.query(
@@ -74,6 +80,14 @@ export class JobStatesRepository {
          updated_at = now()`,
       [name, report.succeededAt, error, report.error?.at ?? null],
     );
+  }
+
+  /** When each job last succeeded, in seconds since the epoch (for the metrics); a job that never did is left out. */
+  async lastSuccesses(): Promise<Record<string, number>> {
+    const rows = await this.dataSource.query<{ name: string; at: number }[]>(
+      'SELECT name, extract(epoch FROM last_succeeded_at)::float8 AS at FROM job_states WHERE last_succeeded_at IS NOT NULL',
+    );
+    return Object.fromEntries(rows.map((row) => [row.name, row.at]));
   }
 
   async all(): Promise<Map<string, JobState>> {

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { version } from '../../package.json';
 import { Metrics } from './metrics';
 
 /** The value of the sample `name{labels}` in the exposition, or undefined. */
@@ -53,16 +54,63 @@ describe('Metrics', () => {
     expect(sampleOf(text, 'analysis_queue_depth', '{status="FAILED_OLD"}')).toBeUndefined();
   });
 
+  it("reports the build, the singleton jobs this instance holds, and each job's last success", async () => {
+    const metrics = new Metrics();
+    metrics.sources.singletonJobs = () => ({ 'disclosure-monitor': true, retention: false });
+    metrics.sources.jobLastSuccess = () => Promise.resolve({ retention: 1_767_225_600.5 });
+
+    const text = await metrics.registry.metrics();
+    expect(sampleOf(text, 'app_build_info', `{version="${version}",node_version="${process.versions.node}"}`)).toBe(1);
+    expect(sampleOf(text, 'singleton_job_held', '{job_name="disclosure-monitor"}')).toBe(1);
+    expect(sampleOf(text, 'singleton_job_held', '{job_name="retention"}')).toBe(0);
+    expect(sampleOf(text, 'job_last_success_timestamp_seconds', '{job_name="retention"}')).toBe(1_767_225_600.5);
+    expect(text).not.toMatch(/^job_last_success_timestamp_seconds\{job_name="disclosure-monitor"\}/m);
+  });
+
+  it("reads the oldest pending analysis's age, 0 included, and leaves it out without a source", async () => {
+    const metrics = new Metrics();
+    expect(await metrics.registry.metrics()).not.toMatch(/^analysis_oldest_pending_age_seconds[{ ]/m);
+
+    let age = 42.5;
+    metrics.sources.analysisOldestPending = () => Promise.resolve(age);
+    expect(sampleOf(await metrics.registry.metrics(), 'analysis_oldest_pending_age_seconds')).toBe(42.5);
+    age = 0;
+    expect(sampleOf(await metrics.registry.metrics(), 'analysis_oldest_pending_age_seconds')).toBe(0);
+  });
+
+  it('says whether the database answers: 1, 0 when the ping fails, nothing without a database', async () => {
+    const metrics = new Metrics();
+    expect(await metrics.registry.metrics()).not.toMatch(/^database_up[{ ]/m);
+
+    let answers = true;
+    metrics.sources.databasePing = () => (answers ? Promise.resolve([{ '?column?': 1 }]) : Promise.reject(new Error('ECONNREFUSED')));
+    expect(sampleOf(await metrics.registry.metrics(), 'database_up')).toBe(1);
+    answers = false;
+    expect(sampleOf(await metrics.registry.metrics(), 'database_up')).toBe(0);
+    answers = true;
+    expect(sampleOf(await metrics.registry.metrics(), 'database_up')).toBe(1);
+  });
+
+  it('leaves out the default gauges named like counters, keeping the gauges by type they add up', async () => {
+    const text = await new Metrics().registry.metrics();
+    for (const name of ['nodejs_active_handles', 'nodejs_active_requests', 'nodejs_active_resources']) {
+      expect(text).toContain(`# TYPE ${name} gauge`);
+      expect(text).not.toContain(`${name}_total`);
+    }
+  });
+
   it('still answers the scrape when a source fails (the database is down): that gauge is left empty', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const metrics = new Metrics();
     metrics.sources.analysisQueue = () => Promise.resolve({ PENDING: 5 });
     metrics.sources.pushBacklog = () => Promise.reject(new Error('connection terminated'));
+    metrics.sources.analysisOldestPending = () => Promise.reject(new Error('connection terminated'));
+    metrics.sources.jobLastSuccess = () => Promise.reject(new Error('connection terminated'));
     metrics.sources.databasePool = () => ({ inUse: 0, idle: 0, waiting: 0 });
 
     const text = await metrics.registry.metrics();
     expect(sampleOf(text, 'analysis_queue_depth', '{status="PENDING"}')).toBe(5);
-    expect(text).not.toMatch(/^push_outbox_backlog[{ ]/m);
+    expect(text).not.toMatch(/^(push_outbox_backlog|analysis_oldest_pending_age_seconds|job_last_success_timestamp_seconds)[{ ]/m);
     expect(sampleOf(text, 'db_pool_waiting_requests')).toBe(0);
     expect(warn).toHaveBeenCalledWith(
       { err: expect.objectContaining({ message: 'connection terminated' }) },

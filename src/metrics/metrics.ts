@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { version } from '../../package.json';
 import { type CounterSeries, FastCounter, FastHistogram } from '../runtime-fixes/prom-client-fast-metrics/fast-metrics';
 
 export type AnalysisOutcome = 'completed' | 'unavailable' | 'failed' | 'postponed';
@@ -10,10 +11,25 @@ export type Upstream = 'dart' | 'openai' | 'anthropic' | 'app_store' | 'google_p
 /** What a scrape asks the database for (queue depths, backlog, pool): set by the features that own them. */
 export interface ScrapeSources {
   analysisQueue?: () => Promise<Record<string, number>>;
+  /** Seconds the oldest PENDING analysis has waited since it was enqueued, by the database clock; 0 when none waits. */
+  analysisOldestPending?: () => Promise<number>;
   pushBacklog?: () => Promise<Record<string, number>>;
+  /** Each job's last success in job_states, in seconds since the epoch (jobs that never succeeded left out). */
+  jobLastSuccess?: () => Promise<Record<string, number>>;
+  /** Every singleton job registered on this instance: true while this instance holds it. */
+  singletonJobs?: () => Record<string, boolean>;
+  /** A trivial query through this instance's pool: resolves when the database answers. */
+  databasePing?: () => Promise<unknown>;
   databasePool?: () => { inUse: number; idle: number; waiting: number };
   dartBudget?: () => { minuteLeft: number; dayLeft: number };
 }
+
+/**
+ * prom-client's default gauges named like counters (`promtool check metrics`: non-counter
+ * metrics should not have "_total" suffix). Each is the sum of a gauge it also exports by
+ * type (`sum(nodejs_active_handles)`), so they are left out rather than renamed.
+ */
+const DEFAULT_GAUGES_NAMED_AS_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
 /**
  * The service's Prometheus metrics: one Registry per application instance (several
@@ -95,7 +111,14 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    for (const name of DEFAULT_GAUGES_NAMED_AS_COUNTERS) this.registry.removeSingleMetric(name);
     const sources = this.sources;
+    new Gauge({
+      name: 'app_build_info',
+      help: "The running build: the service's version (package.json) and the Node.js version, always 1",
+      labelNames: ['version', 'node_version'] as const,
+      registers: [this.registry],
+    }).set({ version, node_version: process.versions.node }, 1);
     // Read first: a scrape's own queries (the gauges below) must not show in the pool's numbers.
     new Gauge({
       name: 'db_pool_connections',
@@ -130,7 +153,46 @@ export class Metrics {
         this.set({ window: 'day' }, budget.dayLeft);
       },
     });
+    new Gauge({
+      name: 'singleton_job_held',
+      help: 'Singleton jobs registered on this instance: 1 while this instance holds (runs) the job, 0 otherwise',
+      labelNames: ['job_name'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [name, held] of Object.entries(sources.singletonJobs?.() ?? {})) this.set({ job_name: name }, held ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'database_up',
+      help: "1 when this instance's pool answered a trivial query at scrape, 0 when it failed (database down or unreachable, pool exhausted)",
+      registers: [this.registry],
+      async collect() {
+        const ping = sources.databasePing;
+        // No database (a module tested without one): left out rather than "down".
+        if (!ping) {
+          this.remove();
+          return;
+        }
+        const up = await ping().then(
+          () => true,
+          () => false,
+        );
+        this.set(up ? 1 : 0);
+      },
+    });
     this.countsAtScrape('analysis_queue_depth', 'Analyses waiting or in progress, by status', 'status', () => sources.analysisQueue?.());
+    this.valueAtScrape(
+      'analysis_oldest_pending_age_seconds',
+      'Seconds the oldest waiting (PENDING) analysis has waited since its filing was stored, 0 when none waits',
+      () => sources.analysisOldestPending?.(),
+    );
+    this.countsAtScrape(
+      'job_last_success_timestamp_seconds',
+      'When each background job last succeeded (job_states), in seconds since the epoch; a job that never did is left out',
+      'job_name',
+      () => sources.jobLastSuccess?.(),
+    );
     this.countsAtScrape(
       'push_outbox_backlog',
       'New-filing pushes not yet handed to the sender: fan-outs to expand and deliveries pending',
@@ -171,6 +233,27 @@ export class Metrics {
         }
         this.reset();
         for (const [value, count] of Object.entries(counts)) this.set({ [label]: value }, count);
+      },
+    });
+  }
+
+  /** A gauge of one value read from `read` when scraped; without a source, or when the read fails, it is left out. */
+  private valueAtScrape(name: string, help: string, read: () => Promise<number> | undefined): void {
+    const logger = this.logger;
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      async collect() {
+        let value: number | undefined;
+        try {
+          value = await read();
+        } catch (error) {
+          logger.warn({ err: error }, `${name} left out of the scrape`);
+        }
+        // An unlabelled gauge prints 0 unless its one series is removed: 0 would read as "nothing waits".
+        if (value === undefined) this.remove();
+        else this.set(value);
       },
     });
   }

@@ -99,6 +99,10 @@ describe('database faults', () => {
     expect(ready.headers['retry-after']).toBeDefined();
     // The process itself is alive.
     await request(t.http).get('/health').expect(200);
+    // Its scrape still answers: the database reported down, the gauges read from it left out.
+    const scraped = await request(t.http).get('/metrics').expect(200);
+    expect(scraped.text).toMatch(/^database_up 0$/m);
+    expect(scraped.text).not.toMatch(/^analysis_queue_depth[{ ]/m);
   }, 90_000);
 
   it('recovers by itself when PostgreSQL is back on the same port', async () => {
@@ -108,6 +112,7 @@ describe('database faults', () => {
 
     await waitUntilReady();
     await expectServing();
+    expect((await request(t.http).get('/metrics').expect(200)).text).toMatch(/^database_up 1$/m);
   }, 90_000);
 
   it('answers 503 within the bound while PostgreSQL accepts nothing and answers nothing (frozen), and recovers', async () => {

@@ -1,12 +1,14 @@
 import { OAuth2Client } from 'google-auth-library';
 import request from 'supertest';
+import { version } from '../../package.json';
 import { AnalysisSchedulerService } from '../../src/analysis/analysis-scheduler.service';
 import { DisclosureMonitorService } from '../../src/disclosures/disclosure-monitor.service';
+import { JobStatesRepository } from '../../src/jobs/job-states.repository';
 import { Metrics } from '../../src/metrics/metrics';
 import { PushSender } from '../../src/push/push-sender';
 import { GOOGLE_PLAY_AUTH } from '../../src/subscriptions/stores/google-play.client';
 import { PushSenderDouble } from '../../local/doubles/push-sender-double';
-import { bearerFor, createUser } from '../support/fixtures';
+import { bearerFor, createUser, insertAnalyses, insertFilings } from '../support/fixtures';
 import { sendJson, startHttpDouble } from '../support/http-double';
 import { eventually, type SandboxedApp, startSandboxedApp } from '../support/sandboxed-app';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -112,6 +114,65 @@ describe('GET /metrics in local and dev', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('the metrics the alert rules read (deploy/prometheus/rules.yml)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { APP_ENV: 'local' } });
+  });
+  afterAll(() => t?.close());
+
+  const scrape = async () => (await request(t.http).get('/metrics').expect(200)).text;
+
+  it('reports the build, the database as up, and the singleton jobs this one instance holds', async () => {
+    const text = await scrape();
+    expect(sample(text, 'app_build_info', { version, node_version: process.versions.node })).toBe(1);
+    expect(sample(text, 'database_up', {})).toBe(1);
+    // Alone, the instance leads every singleton job registered (backfill always is).
+    expect(sample(text, 'singleton_job_held', { job_name: 'backfill' })).toBe(1);
+    // Switched off in tests: not registered, so not reported.
+    expect(sample(text, 'singleton_job_held', { job_name: 'disclosure-monitor' })).toBeUndefined();
+  });
+
+  it("reads each job's last success from job_states, leaving out a job whose runs all failed", async () => {
+    const states = t.app.get(JobStatesRepository);
+    const startedAt = new Date('2026-03-02T00:00:00.000Z');
+    await states.finished('backfill', 'another-instance', { startedAt, finishedAt: new Date('2026-03-02T00:00:01.250Z'), error: 'boom' });
+    expect(sample(await scrape(), 'job_last_success_timestamp_seconds', { job_name: 'backfill' })).toBeUndefined();
+
+    await states.finished('backfill', 'another-instance', { startedAt, finishedAt: new Date('2026-03-02T00:05:00.250Z') });
+    expect(sample(await scrape(), 'job_last_success_timestamp_seconds', { job_name: 'backfill' })).toBe(
+      Date.parse('2026-03-02T00:05:00.250Z') / 1000,
+    );
+  });
+
+  it('ages the oldest pending analysis by the database clock, retries included, and says 0 once none waits', async () => {
+    expect(sample(await scrape(), 'analysis_oldest_pending_age_seconds', {})).toBe(0);
+    await insertFilings(t.dataSource, [
+      { rcept_no: '20260302000101', corp_code: '00000101' },
+      { rcept_no: '20260302000102', corp_code: '00000102' },
+      { rcept_no: '20260302000103', corp_code: '00000103' },
+    ]);
+    await insertAnalyses(t.dataSource, [
+      { rcept_no: '20260302000101', status: 'PENDING' },
+      { rcept_no: '20260302000102', status: 'PENDING' },
+      { rcept_no: '20260302000103', status: 'COMPLETED' },
+    ]);
+    // One new, waiting 10 minutes; one retry in its backoff, enqueued an hour ago; a completed one, older still.
+    await t.dataSource.query(
+      `UPDATE analyses SET created_at = now() - CASE rcept_no
+         WHEN '20260302000101' THEN interval '10 minutes' WHEN '20260302000102' THEN interval '1 hour' ELSE interval '1 day' END,
+         available_at = CASE WHEN rcept_no = '20260302000102' THEN now() + interval '5 minutes' END
+       WHERE rcept_no LIKE '202603020001%'`,
+    );
+    const age = sample(await scrape(), 'analysis_oldest_pending_age_seconds', {});
+    expect(age).toBeGreaterThanOrEqual(3600);
+    expect(age).toBeLessThan(3600 + 60);
+
+    await t.dataSource.query("DELETE FROM analyses WHERE status = 'PENDING'");
+    expect(sample(await scrape(), 'analysis_oldest_pending_age_seconds', {})).toBe(0);
   });
 });
 

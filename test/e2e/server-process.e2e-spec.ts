@@ -17,17 +17,25 @@ describe('the server process (npm start)', () => {
   const env = () => ({ APP_ENV: 'local', PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'info' });
 
   it('refuses to start with a bad variable, naming it', async () => {
-    const server = startServer({ ...env(), PORT: 'eighty', JWT_EXPIRATION_MS: '-5' });
+    const server = startServer({
+      ...env(),
+      PORT: 'eighty',
+      JWT_EXPIRATION_MS: '-5',
+      HOST: 'everywhere',
+      ADMIN_KEY_FILE: '/nonexistent/admin_key',
+    });
     running.push(server);
     expect(await server.exited).toBe(1);
     expect(server.output()).toMatch(/PORT must be an integer/);
     expect(server.output()).toMatch(/JWT_EXPIRATION_MS must be an integer/);
+    expect(server.output()).toMatch(/HOST must be an IP address to listen on/);
+    expect(server.output()).toMatch(/ADMIN_KEY_FILE names a file that cannot be read: \/nonexistent\/admin_key \(no such file\)/);
   }, 120_000);
 
   it('serves with no setup, stops PostgreSQL cleanly on SIGINT and keeps its data across restarts', async () => {
     const first = startServer(env());
     running.push(first);
-    const [, port] = await waitFor(first, /listening on http:\/\/localhost:(\d+)/, 90_000);
+    const [, port] = await waitFor(first, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
     expect(first.output()).toMatch(/DATABASE_URL is not set: using the embedded PostgreSQL/);
     expect(first.output()).toMatch(/JWT_SECRET is not set: generated a signing secret/);
     // The framework's line-per-module-and-route narration is debug, not info.
@@ -75,7 +83,7 @@ describe('the server process (npm start)', () => {
 
     const second = startServer(env());
     running.push(second);
-    const [, secondPort] = await waitFor(second, /listening on http:\/\/localhost:(\d+)/, 60_000);
+    const [, secondPort] = await waitFor(second, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 60_000);
     expect(second.output()).not.toMatch(/creating the embedded PostgreSQL cluster/);
     expect(second.output()).not.toMatch(/applied migrations/);
     expect(fs.readFileSync(path.join(dataDir(), 'jwt-secret'), 'utf8')).toBe(secret);
@@ -103,7 +111,7 @@ describe('the server process after kill -9', () => {
     const env = { APP_ENV: 'local', PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'info', ...NO_SANDBOX };
     const first = startServer(env);
     running.push(first);
-    await waitFor(first, /listening on http:\/\/localhost:(\d+)/, 90_000);
+    await waitFor(first, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
     first.child.kill('SIGKILL');
     await first.exited;
 
@@ -115,7 +123,7 @@ describe('the server process after kill -9', () => {
     const restartedAt = Date.now();
     const second = startServer(env);
     running.push(second);
-    const [, port] = await waitFor(second, /listening on http:\/\/localhost:(\d+)/, 60_000);
+    const [, port] = await waitFor(second, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 60_000);
     expect(Date.now() - restartedAt).toBeLessThan(60_000);
     expect(second.output()).toMatch(new RegExp(`earlier run \\(pid ${orphan}\\) still holds .*: stopping it`));
     expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
@@ -318,11 +326,11 @@ describe('a fleet of three server processes on one database', () => {
     // The first server alone (it compiles, migrates and leads every singleton job), then two followers.
     const leader = startServer(env());
     running.push(leader);
-    await waitFor(leader, /listening on http:\/\/localhost:(\d+)/, 120_000);
+    await waitFor(leader, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 120_000);
     const followers = [startServer(env()), startServer(env())];
     running.push(...followers);
     const ports = await Promise.all(
-      followers.map(async (server) => (await waitFor(server, /listening on http:\/\/localhost:(\d+)/, 60_000))[1]),
+      followers.map(async (server) => (await waitFor(server, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 60_000))[1]),
     );
     expect(heldBy(leader)).toEqual(expect.arrayContaining(['backfill', 'disclosure-monitor']));
     for (const follower of followers) expect(heldBy(follower)).toEqual([]);
