@@ -15,6 +15,12 @@ export interface EmbeddedDatabase {
   clusterDir: string;
   port: number;
   stop(): Promise<void>;
+  /**
+   * Immediate shutdown, for a launcher told to exit now (a second Ctrl-C): no checkpoint, the next
+   * start recovers from the write-ahead log. Resolves once the server process is gone; also while
+   * `stop()` is under way.
+   */
+  stopNow(): Promise<void>;
 }
 
 export interface EmbeddedPostgresOptions {
@@ -76,6 +82,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await ensureDatabase(`${base}/postgres`, options.databaseName);
 
   let stopped = false;
+  const postmaster = postmasterPid(clusterDir);
   return {
     url: `${base}/${options.databaseName}`,
     adminUrl: `${base}/postgres`,
@@ -90,7 +97,54 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         fs.rmSync(`${requestedDir}.location`, { force: true });
       }
     },
+    stopNow: async () => {
+      stopped = true;
+      await pgCtl(binDir, ['stop', '-D', clusterDir, '-m', 'immediate', '-w', '-t', String(PG_CTL_WAIT_SECONDS)], runAs).catch(
+        (error: unknown) => {
+          // Already stopped (by the fast stop under way): pg_ctl finds no pid file.
+          if (fs.existsSync(path.join(clusterDir, 'postmaster.pid'))) throw error;
+        },
+      );
+      // pg_ctl returns once the pid file is removed, a moment before the process ends.
+      if (postmaster !== undefined) await processGone(postmaster, PG_CTL_WAIT_SECONDS * 1000);
+    },
   };
+}
+
+/** The postmaster's pid, from the first line of the pid file it writes while it runs. */
+function postmasterPid(clusterDir: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process runs; one that exited and waits for its parent to reap it (state Z in /proc) does not. */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    if (fs.existsSync('/proc/self')) return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+}
+
+/** Another process's end raises no event here (it is not our child): look every few milliseconds. */
+async function processGone(pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline)
+      throw new EmbeddedPostgresError(`PostgreSQL (pid ${pid}) still runs ${timeoutMs} ms after its immediate shutdown`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 function systemAccount(): RunAs {

@@ -1,37 +1,53 @@
 import * as fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import type { Prelude } from '../src/main';
 import { startDartSandbox } from './dart-sandbox/dart-sandbox';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from './embedded-postgres';
 import { startLocalIdentityProvider } from './identity-provider/local-identity-provider';
+import { exitBySignal, handleRepeatedInterrupts } from './repeated-interrupts';
+import { watchTourReadiness } from './tour-readiness';
 
 /**
  * What `npm start` runs before the service: an embedded PostgreSQL when DATABASE_URL is
  * unset, in APP_ENV=local without DART_API_KEY the disclosure-system sandbox, and in
  * APP_ENV=local without IDP1_USERINFO_URL a sign-in provider for `sandbox-<name>` tokens. The
  * service learns of them only through its ordinary variables; one log line per stand-in.
+ * With the sandbox and the local sign-in, a line says when the README tour can start.
  */
-export const startLocalStandIns: Prelude = async ({ config, log, stopAfterService }) => {
+export const startLocalStandIns: Prelude = async ({ config, log, stopAfterService, whenServing }) => {
   const variables: Record<string, string> = {};
 
   if (!config.databaseUrl) {
     const clusterDir = path.join(config.dataDir, 'postgres');
-    const embedded = await startEmbeddedPostgres({ clusterDir, databaseName: 'briefing', log: (line) => log.info(line) }).catch(
+    const starting = startEmbeddedPostgres({ clusterDir, databaseName: 'briefing', log: (line) => log.info(line) }).catch(
       (error: unknown) => {
         // The boot failure line names the stand-in that failed.
         if (error instanceof EmbeddedPostgresError) throw new Error(`embedded PostgreSQL: ${error.message}`, { cause: error });
         throw error;
       },
     );
+    // The server runs detached and outlives us unless stopped, also when Ctrl-C comes while it starts.
+    const started = () => starting.catch(() => undefined);
     stopAfterService(async () => {
-      await embedded.stop();
+      const server = await started();
+      if (server === undefined) return;
+      await server.stop();
       log.info('embedded PostgreSQL stopped');
     });
+    handleRepeatedInterrupts({
+      stopNow: async () => (await started())?.stopNow(),
+      log,
+      underNpm: process.env.npm_lifecycle_event !== undefined,
+      exitBy: exitBySignal,
+    });
+    const embedded = await starting;
     variables.DATABASE_URL = embedded.url;
     log.warn(`DATABASE_URL is not set: using the embedded PostgreSQL in ${embedded.clusterDir} (${new URL(embedded.url).host})`);
   }
 
-  if (config.appEnv === 'local' && config.dart.apiKey === undefined) {
+  const sandboxed = config.appEnv === 'local' && config.dart.apiKey === undefined;
+  if (sandboxed) {
     const sandbox = await startDartSandbox({ companyCount: 115_000, newFilingEveryMs: 20_000 });
     stopAfterService(() => sandbox.close());
     // Where to reach it from a shell (the README tour): POST <origin>/sandbox/filings publishes a filing.
@@ -63,6 +79,33 @@ export const startLocalStandIns: Prelude = async ({ config, log, stopAfterServic
       `IDP1_USERINFO_URL is not set (APP_ENV=local): serving a LOCAL sign-in provider at ${identityProvider.userinfoUrl}; ` +
         'POST /api/v1/auth/idp1/token with {"access_token":"sandbox-<name>"} signs in as that name',
     );
+    if (sandboxed) announceTourReadiness(variables.DATABASE_URL ?? config.databaseUrl, config.dataDir, log, stopAfterService, whenServing);
   }
   return variables;
 };
+
+/** Once the service listens: the README tour's "ready" line, with what a shell in any folder exports. */
+function announceTourReadiness(
+  databaseUrl: string | undefined,
+  dataDir: string,
+  log: { info(line: string): void },
+  stopAfterService: (stop: () => Promise<void>) => void,
+  whenServing: (serving: (address: AddressInfo) => void) => void,
+): void {
+  if (databaseUrl === undefined) return;
+  whenServing(({ address, family, port }) => {
+    const wildcard = address === '::' || address === '0.0.0.0';
+    const host = wildcard ? 'localhost' : family === 'IPv6' ? `[${address}]` : address;
+    const readiness = watchTourReadiness({
+      databaseUrl,
+      exports: `API=http://${host}:${port} DATA_DIR=${quoteForShell(dataDir)}`,
+      log: (line) => log.info(line),
+    });
+    stopAfterService(() => readiness.stop());
+  });
+}
+
+/** A path as one shell word. */
+function quoteForShell(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}

@@ -32,6 +32,8 @@ export type Prelude = (context: {
   config: AppConfig;
   log: { info(line: string): void; warn(line: string): void };
   stopAfterService(stop: () => Promise<void>): void;
+  /** Called once the service listens, with its address (what the launcher's own notices can then name). */
+  whenServing(serving: (address: AddressInfo) => void): void;
 }) => Promise<Record<string, string>>;
 
 /** Validates the environment, then serves; every start-up failure is one line and exit 1. */
@@ -48,6 +50,7 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
   const log = logger.child({ context: 'Bootstrap' });
 
   const stopsAfterService: Array<() => Promise<void>> = [];
+  const whenServing: Array<(address: AddressInfo) => void> = [];
   let app: NestExpressApplication | undefined;
   let booting = true;
   let stopping = false;
@@ -93,7 +96,12 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
   try {
     let supplied: Record<string, string> = {};
     if (prelude) {
-      supplied = await prelude({ config, log, stopAfterService: (stop) => stopsAfterService.push(stop) });
+      supplied = await prelude({
+        config,
+        log,
+        stopAfterService: (stop) => stopsAfterService.push(stop),
+        whenServing: (serving) => whenServing.push(serving),
+      });
       config = loadConfig({ ...process.env, ...supplied });
     }
     const adminKeyGiven = config.adminKey !== undefined;
@@ -116,6 +124,7 @@ export async function bootstrap(prelude?: Prelude): Promise<void> {
       { retention: dailyKstTime('retention'), stockSync: dailyKstTime('stock-sync') },
     );
     for (const line of summary) log.info(line);
+    for (const serving of whenServing) serving(address);
     log.info(
       tracing
         ? 'tracing: spans exported over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)'

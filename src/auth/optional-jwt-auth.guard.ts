@@ -1,6 +1,6 @@
 import { applyDecorators, type ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { ApiBearerAuth } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AppError } from '../common/errors/app-error';
 import { sendsNoCredentials } from './bearer-token';
@@ -31,6 +31,8 @@ export class OptionalJwtAuthGuard extends AuthGuard('jwt') {
 export function OptionalAuthentication(): MethodDecorator & ClassDecorator {
   return applyDecorators(
     UseGuards(OptionalJwtAuthGuard),
+    // `security: [{}, { jwt: [] }]`: no credentials, or a bearer token.
+    ApiSecurity({}),
     ApiBearerAuth('jwt'),
     ApiErrors({ UNAUTHORIZED: 'a bearer token was sent but is invalid or expired' }),
   );

@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CorpCodePipe } from '../common/http/path-parameter.pipes';
 import { HttpCache } from '../http-cache/http-cache.decorator';
 import { CompaniesService } from './companies.service';
@@ -14,6 +14,8 @@ export class CompaniesController {
   @Get(':corpCode')
   @HttpCache({ ttlSeconds: 600 })
   @ApiOperation({ summary: 'Basic data of a company, from the disclosure system' })
+  // A company of `npm start`'s local disclosure system, so that "Try it out" works there.
+  @ApiParam({ name: 'corpCode', example: '00100008', description: 'Company code, 8 digits' })
   @ApiOkResponse({ type: CompanyView })
   @ApiErrors({
     VALIDATION_FAILED: 'corpCode is not 8 digits',

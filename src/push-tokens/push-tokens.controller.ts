@@ -16,7 +16,10 @@ export class PushTokensController {
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({
     summary: "Register the device's FCM token for the caller",
-    description: 'An upsert on the token: a token registered by another user moves to the caller.',
+    description:
+      'An upsert on the token: a token registered by another user moves to the caller. The device then receives a ' +
+      'notification for each new filing of a watched company, or one digest after quiet hours: the `PushNotification` ' +
+      'schema, its `data` the `PushData` schema (`{ rcept_no, corp_code }`), described under the `push` tag.',
   })
   @ApiNoContentResponse({ description: 'Registered or updated' })
   @ApiErrors({

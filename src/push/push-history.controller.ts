@@ -1,9 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import type { AuthenticatedUser } from '../auth/jwt.strategy';
 import { ApiErrors } from '../common/http/api-errors';
 import { ReceiptCursorQuery } from '../common/paging/paging';
+import { PushNotification } from './dto/push-notification.dto';
 import { type PushHistoryEntry, PushDeliveriesRepository } from './push-deliveries.repository';
 
 class PushHistoryEntryView implements PushHistoryEntry {
@@ -38,6 +39,8 @@ class PushHistoryEntryView implements PushHistoryEntry {
 }
 
 @ApiTags('push')
+// What the history lists is what devices received: the document describes it, though no route answers it.
+@ApiExtraModels(PushNotification)
 @Authenticated()
 @Controller('api/v1/push')
 export class PushHistoryController {

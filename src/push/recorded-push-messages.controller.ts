@@ -4,6 +4,7 @@ import { AdminOnlyOutsideProduction } from '../admin/outside-production.guard';
 import { AppError } from '../common/errors/app-error';
 import { ApiErrors } from '../common/http/api-errors';
 import { type LimitRange, PagingLimit } from '../common/paging/paging';
+import { PushData } from './dto/push-notification.dto';
 import { PushSender } from './push-sender';
 import { type RecordedPushMessage, RecordingPushSender } from './recording-push-sender';
 
@@ -20,7 +21,7 @@ class RecordedPushMessageView implements RecordedPushMessage {
   @ApiProperty({ example: '주요사항보고서(자기주식취득결정)' })
   body: string;
 
-  @ApiProperty({ example: { rcept_no: '20261124000123', corp_code: '00126380' } })
+  @ApiProperty({ type: PushData })
   data: Record<string, string>;
 
   @ApiProperty({ enum: ['sent', 'unregistered'], description: '`unregistered` for tokens starting with `unregistered-`' })

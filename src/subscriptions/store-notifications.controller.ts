@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, HttpCode, HttpStatus, Logger, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AppError } from '../common/errors/app-error';
 import { ApiErrors } from '../common/http/api-errors';
 import { Metrics } from '../metrics/metrics';
@@ -56,8 +56,9 @@ export class StoreNotificationsController {
       'message id is applied once. A non-2xx answer makes Pub/Sub deliver again, so a message that can never be ' +
       'processed (no messageId, data that is not base64 JSON) is acknowledged as `rejected`.',
   })
-  @ApiHeader({ name: 'Authorization', required: false, description: "`Bearer <OIDC token of the push subscription's service account>`" })
-  @ApiQuery({ name: 'token', required: false, description: 'GOOGLE_PUBSUB_SHARED_SECRET, when the push endpoint URL carries it' })
+  // Either one: `security: [{ pubsub-oidc: [] }, { pubsub-token: [] }]` (schemes in src/common/http/swagger.ts).
+  @ApiSecurity('pubsub-oidc')
+  @ApiSecurity('pubsub-token')
   @ApiBody({ type: PubSubPushBody })
   @ApiOkResponse({ type: StoreNotificationAnswer })
   @ApiErrors({

@@ -12,7 +12,8 @@ import { DowngradeCleanupInterceptor } from './downgrade-cleanup.interceptor';
 import { WatchlistService } from './watchlist.service';
 import { ApiErrors } from '../common/http/api-errors';
 
-const CORP_CODE_PARAM = { name: 'corpCode', example: '00126380', description: 'Company code, 8 digits' };
+// A company of `npm start`'s local disclosure system, so that "Try it out" works there.
+const CORP_CODE_PARAM = { name: 'corpCode', example: '00100008', description: 'Company code, 8 digits' };
 
 @ApiTags('watchlist')
 @Authenticated()

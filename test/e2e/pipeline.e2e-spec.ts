@@ -318,6 +318,9 @@ describe('request pipeline and operator surface', () => {
       expect(document.components.securitySchemes).toEqual({
         jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         'admin-key': { type: 'apiKey', in: 'header', name: 'X-Admin-Key' },
+        // Google Pub/Sub's push to the Play notifications receiver.
+        'pubsub-oidc': { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: expect.any(String) },
+        'pubsub-token': { type: 'apiKey', in: 'query', name: 'token', description: expect.any(String) },
       });
       expect(document.paths['/api/v1/auth/me'].get.security).toEqual([{ jwt: [] }]);
       expect(document.paths['/api/v1/admin/status'].get.security).toEqual([{ 'admin-key': [] }]);

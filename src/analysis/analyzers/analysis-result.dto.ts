@@ -47,10 +47,18 @@ export class AnalysisKeyFigureDto implements AnalysisKeyFigure {
 }
 
 export class AnalysisImpactDto implements AnalysisImpact {
-  @ApiProperty({ enum: IMPACT_LEVELS, enumName: 'ImpactLevel' })
+  @ApiProperty({
+    enum: IMPACT_LEVELS,
+    enumName: 'ImpactLevel',
+    description: "How much the filing may move the share price or the company's value",
+  })
   level: ImpactLevel;
 
-  @ApiProperty({ enum: IMPACT_DIRECTIONS, enumName: 'ImpactDirection' })
+  @ApiProperty({
+    enum: IMPACT_DIRECTIONS,
+    enumName: 'ImpactDirection',
+    description: 'Which way: up, down, mixed, or unclear (hard to judge)',
+  })
   direction: ImpactDirection;
 
   @ApiProperty({ maxLength: L.itemMaxChars, example: '최근 매출액의 35%에 이르는 대형 계약입니다.' })

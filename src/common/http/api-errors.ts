@@ -1,5 +1,5 @@
 import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiExtension, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtension, ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { buildErrorBody, ErrorBody } from '../errors/error-body';
 import { ERROR_EXAMPLE_MESSAGES, ERROR_STATUS, type ErrorCode } from '../errors/error-codes';
 
@@ -11,9 +11,21 @@ export type ErrorDocs = Partial<Record<ErrorCode, ErrorDoc>>;
 export interface ErrorResponseDoc {
   status: number;
   description: string;
-  type: Type<ErrorBody>;
+  /** The body types of its codes, each once: ErrorBody, and those with more fields (QUOTA_EXHAUSTED's). */
+  types: Array<Type<ErrorBody>>;
   examples: Record<string, { summary: string; value: object }>;
 }
+
+/**
+ * The codes whose answers carry `Retry-After` (seconds): the rate limiter's refusal and the
+ * AppErrors thrown with `retryAfterSeconds` (the database, the disclosure system and its budget).
+ */
+export const RETRY_AFTER_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'RATE_LIMITED',
+  'DATABASE_UNAVAILABLE',
+  'UPSTREAM_BUSY',
+  'UPSTREAM_UNAVAILABLE',
+]);
 
 /** The error answers of `errors`, one per HTTP status (from ERROR_STATUS, never written twice). */
 export function errorResponseDocs(errors: ErrorDocs): ErrorResponseDoc[] {
@@ -21,8 +33,9 @@ export function errorResponseDocs(errors: ErrorDocs): ErrorResponseDoc[] {
   for (const [code, doc] of Object.entries(errors) as Array<[ErrorCode, ErrorDoc]>) {
     const status: number = ERROR_STATUS[code];
     const when = typeof doc === 'string' ? doc : doc.when;
-    const response = byStatus.get(status) ?? { status, description: '', type: ErrorBody, examples: {} };
-    if (typeof doc !== 'string') response.type = doc.type;
+    const response = byStatus.get(status) ?? { status, description: '', types: [], examples: {} };
+    const type = typeof doc === 'string' ? ErrorBody : doc.type;
+    if (!response.types.includes(type)) response.types.push(type);
     response.description = response.description === '' ? `\`${code}\`: ${when}` : `${response.description}; \`${code}\`: ${when}`;
     const extras = typeof doc === 'string' ? {} : doc.extras;
     response.examples[code] = { summary: when, value: buildErrorBody(status, code, ERROR_EXAMPLE_MESSAGES[code], extras) };
@@ -38,13 +51,20 @@ export function errorResponseDocs(errors: ErrorDocs): ErrorResponseDoc[] {
  */
 export function ApiErrors(errors: ErrorDocs): MethodDecorator & ClassDecorator {
   return applyDecorators(
-    ...errorResponseDocs(errors).map(({ status, description, type, examples }) => ApiResponse({ status, description, type, examples })),
+    ...errorResponseDocs(errors).flatMap(({ status, description, types, examples }) => [
+      ApiExtraModels(...types),
+      ApiResponse({ status, description, schema: errorBodySchema(types), examples }),
+    ]),
   );
 }
 
-/** The schema reference of an error body, for answers added to the document after the scan. */
-export function errorBodyRef(): { $ref: string } {
-  return { $ref: getSchemaPath(ErrorBody) };
+/**
+ * The schema of an error answer whose codes have these body types: the one type, or any of
+ * them (anyOf, not oneOf: a body with more fields is also a valid ErrorBody).
+ */
+export function errorBodySchema(types: ReadonlyArray<Type<ErrorBody>>): { $ref: string } | { anyOf: Array<{ $ref: string }> } {
+  const refs = types.map((type) => ({ $ref: getSchemaPath(type) }));
+  return refs.length === 1 ? refs[0] : { anyOf: refs };
 }
 
 /** The OpenAPI extension of an operation that never reaches the database. */

@@ -1,6 +1,6 @@
 import type { ArgumentMetadata, ValidationError } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Min, MinLength, ValidateNested } from 'class-validator';
 import { AppError } from '../errors/app-error';
 import { createValidationPipe, describeValidationErrors } from './validation.pipe';
 
@@ -37,6 +37,13 @@ class UpdateThingDto {
   @IsOptional()
   @IsString()
   name?: string;
+}
+
+/** Two constraints with one message, as the push preferences' times have. */
+class TimeDto {
+  @IsString({ message: 'at must be a time "HH:MM"' })
+  @Matches(/^\d\d:\d\d$/, { message: 'at must be a time "HH:MM"' })
+  at: string;
 }
 
 const body: ArgumentMetadata = { type: 'body', metatype: CreateThingDto };
@@ -85,6 +92,12 @@ describe('createValidationPipe', () => {
     const lines = error.message.split('; ');
     expect(lines).toHaveLength(2);
     expect(lines).toEqual(expect.arrayContaining(['name must be a string', 'count must not be less than 1']));
+  });
+
+  it('says a message once when two constraints of a field fail with the same words', async () => {
+    const error = await rejectionOf({}, { type: 'body', metatype: TimeDto });
+
+    expect(error.message).toBe('at must be a time "HH:MM"');
   });
 
   it('names nested fields with a dotted path', async () => {

@@ -40,7 +40,8 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     forbidUnknownValues: true,
     exceptionFactory: (errors) => {
-      const lines = describeValidationErrors(errors);
+      // Once each: two failed constraints of one field may share a message (IsString and Matches of a time).
+      const lines = [...new Set(describeValidationErrors(errors))];
       return new AppError('VALIDATION_FAILED', lines.length > 0 ? lines.join('; ') : 'The request is not valid');
     },
   });

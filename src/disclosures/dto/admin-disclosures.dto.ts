@@ -18,7 +18,10 @@ export class FetchDisclosuresQuery {
   @IsNotBefore('beginDate')
   endDate: string;
 
-  @ApiPropertyOptional({ example: '00126380', description: 'Without it, the main-board class is queried' })
+  @ApiPropertyOptional({
+    example: '00100008',
+    description: "Without it, the main-board class is queried (the example is one of npm start's local disclosure system)",
+  })
   @IsOptional()
   @Matches(/^\d{8}$/, { message: 'corpCode must be 8 digits' })
   corpCode?: string;

@@ -25,7 +25,10 @@ export class ListDisclosuresQuery {
   )
   limit: number;
 
-  @ApiPropertyOptional({ example: '00126380' })
+  @ApiPropertyOptional({
+    example: '00100008',
+    description: "Company code, 8 digits (the example is one of npm start's local disclosure system)",
+  })
   @IsOptional()
   @Matches(/^\d{8}$/, { message: 'corpCode must be 8 digits' })
   corpCode?: string;

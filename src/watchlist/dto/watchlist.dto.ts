@@ -19,7 +19,8 @@ import type { WatchEntry, WatchlistCapacity } from '../watchlist.service';
 export const CORP_CODE_PATTERN = /^\d{8}$/;
 
 export class AddWatchRequest {
-  @ApiProperty({ example: '00126380', description: 'Company code (8 digits) of a company in the stock master' })
+  // A company of `npm start`'s local disclosure system, so that "Try it out" works there.
+  @ApiProperty({ example: '00100008', description: 'Company code (8 digits) of a company in the stock master' })
   @IsDefined({ message: 'corp_code is required' })
   @IsString()
   @Matches(CORP_CODE_PATTERN, { message: 'corp_code must be 8 digits' })
