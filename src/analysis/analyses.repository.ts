@@ -7,6 +7,7 @@ import { maxBackoffMs } from '../jobs/job-catalog';
 import { InjectConfig } from '../config/config.module';
 import { NewFilingsStep, type NewFilingsStepHandler, type StoredFilings } from '../disclosures/new-filings-step';
 import type { FleetConfig } from '../fleet/fleet.config';
+import { FleetInstancesRepository } from '../fleet/fleet-instances.repository';
 import { leaseOwnerIsDead } from '../fleet/lease-owners';
 import type { AnalysisConfig } from './analysis.config';
 import type { AnalysisStatus } from './analysis.entity';
@@ -61,6 +62,7 @@ export class AnalysesRepository implements NewFilingsStepHandler {
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectConfig() private readonly config: { ai: AnalysisConfig; fleet: FleetConfig },
     private readonly clock: Clock,
+    private readonly fleet: FleetInstancesRepository,
   ) {}
 
   /** The ingest's step: a PENDING analysis for each new filing, those of news that someone watches urgent. */
@@ -127,12 +129,18 @@ export class AnalysesRepository implements NewFilingsStepHandler {
          ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
         [],
       ],
-      [
-        `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING'
-           AND (lease_expires_at < now() OR ${leaseOwnerIsDead('lease_owner', '$3')})
-         ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-        [this.config.fleet.leaderTakeoverMs],
-      ],
+      this.fleet.judgesOthersDead()
+        ? [
+            `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING'
+               AND (lease_expires_at < now() OR ${leaseOwnerIsDead('lease_owner', '$3')})
+             ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+            [this.config.fleet.leaderTakeoverMs],
+          ]
+        : [
+            `SELECT rcept_no FROM analyses WHERE status = 'PROCESSING' AND lease_expires_at < now()
+             ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+            [],
+          ],
       [
         `SELECT rcept_no FROM analyses WHERE status = 'PENDING' AND available_at <= $3
          ORDER BY available_at LIMIT 1 FOR UPDATE SKIP LOCKED`,

@@ -2,6 +2,7 @@ import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationB
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { FleetConfig } from './fleet.config';
+import { Clock } from '../common/clock';
 import { InjectConfig } from '../config/config.module';
 import { FleetSignals } from './fleet-signals';
 import { InstanceIdentity } from './instance-identity';
@@ -47,6 +48,8 @@ export class FleetInstancesRepository implements OnApplicationBootstrap, BeforeA
   private beating?: Promise<void>;
   private reportAnalysis: () => AnalysisReport = () => ({ running: false, active: 0, concurrency: 0 });
   private failing = false;
+  /** The clock's monotonic time since which every heartbeat has succeeded; undefined while they fail. */
+  private beatingSince: number | undefined;
 
   constructor(
     @InjectConfig() config: { fleet: FleetConfig },
@@ -54,9 +57,20 @@ export class FleetInstancesRepository implements OnApplicationBootstrap, BeforeA
     private readonly identity: InstanceIdentity,
     private readonly singletonJobs: SingletonJobs,
     private readonly signals: FleetSignals,
+    private readonly clock: Clock,
   ) {
     this.liveWithinMs = config.fleet.leaderTakeoverMs;
     this.intervalMs = Math.min(HEARTBEAT_MS, Math.floor(config.fleet.leaderTakeoverMs / 4));
+  }
+
+  /**
+   * Whether this instance may judge another dead by its silent heartbeat (src/fleet/lease-owners.ts):
+   * only once its own heartbeats have succeeded for LEADER_TAKEOVER_MS without a gap. After a
+   * database outage every heartbeat in the table is old; an instance just back would otherwise
+   * take the leases of instances that have not beaten again yet, and their work would be done twice.
+   */
+  judgesOthersDead(): boolean {
+    return this.beatingSince !== undefined && this.clock.monotonicMs() - this.beatingSince >= this.liveWithinMs;
   }
 
   /** The analysis scheduler registers what its heartbeat reports (the fleet module imports no feature). */
@@ -123,7 +137,9 @@ export class FleetInstancesRepository implements OnApplicationBootstrap, BeforeA
       await this.dataSource.query("DELETE FROM fleet_instances WHERE heartbeat_at < now() - interval '1 hour'");
       if (this.failing) this.logger.log('fleet heartbeat written again');
       this.failing = false;
+      this.beatingSince ??= this.clock.monotonicMs();
     } catch (error) {
+      this.beatingSince = undefined;
       if (!this.failing)
         this.logger.warn({ err: error }, 'fleet heartbeat failed: this instance looks dead to the others until it succeeds');
       this.failing = true;

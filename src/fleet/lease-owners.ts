@@ -7,10 +7,10 @@
  * (10 minutes for an analysis).
  *
  * A clean shutdown deletes the row: its leftover leases wait for their expiry as before,
- * since they may still be finishing. After a database outage longer than the window a
- * live instance may look dead for the few seconds until its next heartbeat; what it then
- * loses is a lease, and its late result is dropped by the lease check (work done twice,
- * never stored twice).
+ * since they may still be finishing. Only an instance whose own heartbeats have gone on
+ * without a gap for the window judges (FleetInstancesRepository.judgesOthersDead): after a
+ * database outage every heartbeat is old, and the instances that have not beaten again yet
+ * are not dead.
  */
 export function leaseOwnerIsDead(ownerColumn: string, windowMsParam: string): string {
   return `EXISTS (SELECT 1 FROM fleet_instances f WHERE f.id = ${ownerColumn}

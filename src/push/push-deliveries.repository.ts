@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { backoffMs } from '../common/backoff';
 import { Clock } from '../common/clock';
 import type { FleetConfig } from '../fleet/fleet.config';
+import { FleetInstancesRepository } from '../fleet/fleet-instances.repository';
 import { leaseOwnerIsDead } from '../fleet/lease-owners';
 import { maxBackoffMs } from '../jobs/job-catalog';
 import { InjectConfig } from '../config/config.module';
@@ -144,6 +145,7 @@ export class PushDeliveriesRepository {
     private readonly clock: Clock,
     private readonly pushTokens: PushTokensRepository,
     private readonly outbox: PushFanoutsRepository,
+    private readonly fleet: FleetInstancesRepository,
   ) {}
 
   /**
@@ -501,11 +503,12 @@ export class PushDeliveriesRepository {
              lease_owner = NULL, lease_expires_at = NULL,
              last_error = left('lease of ' || lease_owner || ' ended while sending; ' ||
                CASE WHEN attempts < $1 THEN 'sent again' ELSE 'attempts spent, not sent again' END, 500)
-         WHERE status = 'SENDING' AND (lease_expires_at < now() OR ${leaseOwnerIsDead('lease_owner', '$2')})
+         WHERE status = 'SENDING' AND (lease_expires_at < now() OR ($2::int > 0 AND ${leaseOwnerIsDead('lease_owner', '$2')}))
          RETURNING status
        ) SELECT count(*) FILTER (WHERE status = 'PENDING')::int AS resent, count(*) FILTER (WHERE status = 'ABANDONED')::int AS abandoned
          FROM expired`,
-      [this.config.push.maxAttempts, this.config.fleet.leaderTakeoverMs],
+      // 0: this instance does not judge others dead now (FleetInstancesRepository.judgesOthersDead).
+      [this.config.push.maxAttempts, this.fleet.judgesOthersDead() ? this.config.fleet.leaderTakeoverMs : 0],
     );
     return counts;
   }

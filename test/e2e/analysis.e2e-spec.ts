@@ -191,6 +191,8 @@ describe('analyses and the reveal economy', () => {
       const dead = await newFiling(2000);
       expect((await queue.claim('dead-host:2:bbbbbb'))?.rceptNo).toBe(dead.rcept_no);
 
+      // This instance judges others dead only once its own heartbeats have gone on for LEADER_TAKEOVER_MS (30 s).
+      t.clock.advance(30_000);
       scheduler.resume();
       expect(await settled(dead.rcept_no)).toMatchObject({ status: 'COMPLETED', attempts: 2 });
       scheduler.fill();

@@ -423,6 +423,8 @@ describe('new-filing push across restarts and instances', () => {
       "INSERT INTO fleet_instances (id, host, pid, heartbeat_at) VALUES ($1, 'killed', 1, now() - interval '1 minute')",
       [deadWorker],
     );
+    // The second process judges others dead once its own heartbeats have gone on for LEADER_TAKEOVER_MS (30 s).
+    b.clock.advance(30_000);
     b.app.get(PushDispatcher).wake();
     await b.app.get(PushDispatcher).drain();
     expect(await statusCounts(b.dataSource, filing.rcept_no)).toEqual({ SENT: 1200 });
