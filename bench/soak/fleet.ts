@@ -18,7 +18,7 @@ export interface Incarnation {
   end?: { kind: 'killed' } | { kind: 'exited'; code: number | null; signal: string | null } | { kind: 'stopped'; code: number | null };
   /** Transitions of the singleton jobs it holds. */
   held: Array<{ at: number; jobs: string[] }>;
-  memory: Array<{ at: number; rss: number; heapUsed: number }>;
+  memory: Array<{ at: number; rss: number; heapUsed: number; heapTotal: number; arrayBuffers: number }>;
 }
 
 /**
@@ -68,7 +68,13 @@ export class Fleet {
         } else if (event.kind === 'held') {
           life.held.push({ at: event.at, jobs: event.jobs });
         } else {
-          life.memory.push({ at: event.at, rss: event.rss, heapUsed: event.heapUsed });
+          life.memory.push({
+            at: event.at,
+            rss: event.rss,
+            heapUsed: event.heapUsed,
+            heapTotal: event.heapTotal,
+            arrayBuffers: event.arrayBuffers,
+          });
         }
       });
       child.once('exit', (code, signal) => {

@@ -24,7 +24,7 @@ import type { FcmAnswer, RelayedAnswer, RelayedBatch } from './push-recorder';
 export type InstanceEvent =
   | { kind: 'ready'; id: string; at: number }
   | { kind: 'held'; at: number; jobs: string[] }
-  | { kind: 'memory'; at: number; rss: number; heapUsed: number };
+  | { kind: 'memory'; at: number; rss: number; heapUsed: number; heapTotal: number; arrayBuffers: number };
 
 const RECORDER_URL = process.env.SOAK_RECORDER_URL!;
 const INDEX = Number(process.env.SOAK_INSTANCE_INDEX);
@@ -91,6 +91,13 @@ void bootstrap().then(() => {
   setInterval(watchHeld, 20).unref();
   setInterval(() => {
     const usage = process.memoryUsage();
-    report({ kind: 'memory', at: Date.now(), rss: usage.rss, heapUsed: usage.heapUsed });
+    report({
+      kind: 'memory',
+      at: Date.now(),
+      rss: usage.rss,
+      heapUsed: usage.heapUsed,
+      heapTotal: usage.heapTotal,
+      arrayBuffers: usage.arrayBuffers,
+    });
   }, 1_000).unref();
 });
