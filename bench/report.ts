@@ -208,7 +208,7 @@ function anchoredTable(report: BenchReport): { table: string; met: number; total
       'traced / service',
     ],
     rows,
-    [false, true, true, true, true, true],
+    [false, true, true, true, true, true, true, true],
   );
   return { table, met, total: rows.length };
 }
