@@ -1,8 +1,7 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfig, readConfig } from './app-config';
 import { ConfigError, EnvReader, SECRET_VARIABLES } from './config/env-reader';
+import { temporaryFiles } from '../test/support/temporary-files';
 
 /** The problems `loadConfig` reports for this environment; fails the test if it reports none. */
 function problemsOf(env: Record<string, string | undefined>): string {
@@ -17,20 +16,7 @@ function problemsOf(env: Record<string, string | undefined>): string {
 
 /** Every secret of the configuration may come from a file (`SECRET_VARIABLES`, src/config/env-reader.ts). */
 describe('the secrets of the configuration, from files', () => {
-  let tmp: string;
-  const file = (name: string, content: string) => {
-    const at = path.join(tmp, name);
-    fs.writeFileSync(at, content);
-    return at;
-  };
-
-  beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'briefing-secret-files-'));
-  });
-
-  afterEach(() => {
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  const { dir, file } = temporaryFiles('briefing-secret-files-');
 
   it('covers every variable the configuration reads whose name says it holds a secret', () => {
     const names = new Set<string>();
@@ -76,7 +62,7 @@ describe('the secrets of the configuration, from files', () => {
     expect(urlMessage).toContain('DATABASE_URL must be an absolute http(s) or postgres URL');
     expect(urlMessage).not.toContain('hunter2-from-file');
 
-    const missing = path.join(tmp, 'jwt_secret_missing');
+    const missing = path.join(dir(), 'jwt_secret_missing');
     const production = problemsOf({ APP_ENV: 'production', DATABASE_URL: 'postgres://db/briefing', JWT_SECRET_FILE: missing });
     expect(production).toContain(`JWT_SECRET_FILE names a file that cannot be read: ${missing} (no such file)`);
     // Not also "JWT_SECRET must be set in production": the file is the problem.

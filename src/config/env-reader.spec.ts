@@ -1,7 +1,6 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigError, EnvReader } from './env-reader';
+import { temporaryFiles } from '../../test/support/temporary-files';
 
 const SECRET = 's'.repeat(40);
 
@@ -17,20 +16,7 @@ function problemsOf(read: EnvReader): string {
 }
 
 describe('EnvReader: secrets read from files (<NAME>_FILE)', () => {
-  let tmp: string;
-  const file = (name: string, content: string) => {
-    const at = path.join(tmp, name);
-    fs.writeFileSync(at, content);
-    return at;
-  };
-
-  beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'briefing-secret-files-'));
-  });
-
-  afterEach(() => {
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  const { dir, file } = temporaryFiles('briefing-secret-files-');
 
   it("takes the file's content as the value, without its trailing line breaks", () => {
     const read = new EnvReader({
@@ -57,13 +43,13 @@ describe('EnvReader: secrets read from files (<NAME>_FILE)', () => {
   });
 
   it('names the variable, the path and the reason of a file it cannot read', () => {
-    const missing = path.join(tmp, 'no-such-file');
-    const read = new EnvReader({ JWT_SECRET_FILE: missing, ADMIN_KEY_FILE: tmp });
+    const missing = path.join(dir(), 'no-such-file');
+    const read = new EnvReader({ JWT_SECRET_FILE: missing, ADMIN_KEY_FILE: dir() });
     expect(read.optionalString('JWT_SECRET')).toBeUndefined();
     expect(read.optionalString('ADMIN_KEY')).toBeUndefined();
     const message = problemsOf(read);
     expect(message).toContain(`JWT_SECRET_FILE names a file that cannot be read: ${missing} (no such file)`);
-    expect(message).toContain(`ADMIN_KEY_FILE names a file that cannot be read: ${tmp} (not a regular file)`);
+    expect(message).toContain(`ADMIN_KEY_FILE names a file that cannot be read: ${dir()} (not a regular file)`);
   });
 
   it('says so when the service may not read the file, never what an error carried', () => {
@@ -84,7 +70,7 @@ describe('EnvReader: secrets read from files (<NAME>_FILE)', () => {
   });
 
   it("adds no problem of the variable's own rules once its file was refused", () => {
-    const read = new EnvReader({ JWT_SECRET_FILE: path.join(tmp, 'missing') });
+    const read = new EnvReader({ JWT_SECRET_FILE: path.join(dir(), 'missing') });
     if (read.optionalString('JWT_SECRET') === undefined) read.fail('JWT_SECRET', 'set in production');
     expect(problemsOf(read)).not.toContain('JWT_SECRET must');
   });
