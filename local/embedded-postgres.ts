@@ -394,7 +394,8 @@ function oneLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
 }
 
-function findFreePort(): Promise<number> {
+/** A port nothing on 127.0.0.1 listens on now (the OS picks it). */
+export function findFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.unref();

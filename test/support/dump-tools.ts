@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { findFreePort } from '../../local/embedded-postgres';
 
 /** pg_dump and pg_restore of one PostgreSQL major version. */
 export interface DumpTools {
@@ -121,7 +121,7 @@ async function startThrowawayCluster(binDir: string, log: (line: string) => void
   const run = (tool: string, args: string[]) => runTool(path.join(binDir, tool), args, runAs);
   try {
     await run('initdb', [`--pgdata=${dataDir}`, '--auth=trust', '--username=postgres', '--encoding=UTF8', '--locale=C']);
-    const port = await freePort();
+    const port = await findFreePort();
     const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
     await run('pg_ctl', ['start', '-D', dataDir, '-l', path.join(dir, 'server.log'), '-o', options, '-w', '-t', '30']);
     log(`started a throwaway PostgreSQL from ${binDir} on port ${port}`);
@@ -158,18 +158,6 @@ export function runTool(file: string, args: string[], runAs?: { uid: number; gid
             `${path.basename(file)} ${args[0]} failed (${signal ?? `exit ${code}`}): ${output.trim().split('\n').slice(-5).join(' | ')}`,
           ),
         );
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
     });
   });
 }
