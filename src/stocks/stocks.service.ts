@@ -21,7 +21,9 @@ export class StocksService {
     private readonly clock: Clock,
     private readonly signals: FleetSignals,
   ) {
-    this.searchCache = new LRUCache({ max: 10_000, ttl: SEARCH_CACHE_TTL_MS, perf: { now: () => clock.nowMs() } });
+    // ttlResolution 0: lru-cache otherwise reuses its last reading of `now` until a 1 ms wall-clock
+    // timer clears it, so right after the clock moves (a test's FakeClock) an entry could outlive its TTL.
+    this.searchCache = new LRUCache({ max: 10_000, ttl: SEARCH_CACHE_TTL_MS, ttlResolution: 0, perf: { now: () => clock.nowMs() } });
     signals.on('stock-master', () => this.searchCache.clear());
   }
 
